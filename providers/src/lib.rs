@@ -1,0 +1,1 @@
+//! Provider wire adapters: raw provider bytes in, provider-neutral deltas out.

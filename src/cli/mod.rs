@@ -1,0 +1,3 @@
+//! Subcommands of the `toolrouter` binary, one module each.
+
+pub(crate) mod tools;

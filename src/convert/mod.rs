@@ -1,0 +1,1 @@
+//! Converters between the neutral types and each provider's dialect.

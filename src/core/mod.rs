@@ -1,0 +1,14 @@
+//! Plain data shared by every layer: calls, formats, detector events, the tool catalog.
+//!
+//! Nothing here does I/O or knows about MCP transports; parsers and converters
+//! depend on these types and on nothing else of the crate.
+
+mod call;
+mod catalog;
+mod event;
+mod format;
+
+pub use call::{JsonObject, ToolCall, new_call_id};
+pub use catalog::{ParamType, ToolCatalog, ToolShape};
+pub use event::{DetectEvent, Diagnostic, DiagnosticKind};
+pub use format::{UnknownFormat, WireFormat};

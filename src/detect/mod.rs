@@ -1,0 +1,1 @@
+//! The streaming tool-call detector.

@@ -1,0 +1,84 @@
+//! Argument validation against a tool's compiled input schema, and name suggestions.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::core::JsonObject;
+
+/// A compiled input schema. Compiled once, at registration.
+#[derive(Debug)]
+pub struct ArgumentValidator {
+    validator: jsonschema::Validator,
+}
+
+/// At most this many schema violations are listed in one message.
+const MAX_REPORTED: usize = 8;
+
+impl ArgumentValidator {
+    /// Compiles a schema; the error says why it is not a usable JSON Schema.
+    pub fn compile(schema: &JsonObject) -> Result<Self, String> {
+        let value = Value::Object(schema.clone());
+        jsonschema::validator_for(&value)
+            .map(|validator| Self { validator })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Validates arguments. Takes them by value to avoid a copy and hands them
+    /// back either way. The error text names each failing JSON path and rule.
+    pub fn validate(&self, args: JsonObject) -> (JsonObject, Result<(), String>) {
+        let value = Value::Object(args);
+        let mut message = String::new();
+        let mut n_errors = 0usize;
+        for error in self.validator.iter_errors(&value) {
+            n_errors += 1;
+            if n_errors > MAX_REPORTED {
+                continue;
+            }
+            let path = error.instance_path().to_string();
+            let path = if path.is_empty() {
+                "/".to_owned()
+            } else {
+                path
+            };
+            let _ = write!(
+                message,
+                "{}at `{path}`: {error} (schema rule `{}`)",
+                if n_errors > 1 { "; " } else { "" },
+                error.schema_path()
+            );
+        }
+        if n_errors > MAX_REPORTED {
+            let _ = write!(message, "; and {} more", n_errors - MAX_REPORTED);
+        }
+        let args = match value {
+            Value::Object(map) => map,
+            _ => JsonObject::new(),
+        };
+        if n_errors == 0 {
+            (args, Ok(()))
+        } else {
+            (args, Err(message))
+        }
+    }
+}
+
+/// Up to three registered names closest to `wanted`, best first, for "did you mean".
+pub fn closest_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let wanted_lower = wanted.to_ascii_lowercase();
+    let mut scored: Vec<(usize, &str)> = names
+        .filter_map(|name| {
+            let lower = name.to_ascii_lowercase();
+            let distance = strsim::levenshtein(&wanted_lower, &lower);
+            let related = lower.contains(&wanted_lower) || wanted_lower.contains(&lower);
+            let limit = (wanted.len().max(name.len()) / 2).max(2);
+            (distance <= limit || related).then_some((if related { 0 } else { distance }, name))
+        })
+        .collect();
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, n)| n.to_owned())
+        .collect()
+}
