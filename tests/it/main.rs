@@ -1,1 +1,3 @@
-//! integration tests
+//! Integration tests: one binary, one module per area.
+
+mod support;

@@ -1,0 +1,94 @@
+//! Real external peers, installed on first use from the package registries into a
+//! cache under `target/ext` (override with `TOOLROUTER_EXT_DIR`). `.ci/run`
+//! installs them ahead of the tests; a developer's first `cargo test` does it too.
+//! Installs are serialised with a lock file, so parallel tests share one install.
+
+use std::fs::OpenOptions;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The cache directory.
+pub fn ext_dir() -> PathBuf {
+    match std::env::var_os("TOOLROUTER_EXT_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => super::repo_root().join("target").join("ext"),
+    }
+}
+
+/// Runs `f` while holding an exclusive lock on `dir/.lock`.
+fn locked<T>(dir: &Path, f: impl FnOnce() -> T) -> T {
+    std::fs::create_dir_all(dir).expect("create ext dir");
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".lock"))
+        .expect("open lock file");
+    lock.lock().expect("take install lock");
+    let out = f();
+    let _ = lock.unlock();
+    out
+}
+
+fn run(cmd: &mut Command, what: &str) {
+    let status = cmd.status().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    assert!(status.success(), "{what} failed with {status}");
+}
+
+/// A Python interpreter with the `mcp` SDK importable (a venv in the cache).
+pub fn python_with_mcp() -> PathBuf {
+    let venv = ext_dir().join("py");
+    let python = venv.join("bin").join("python3");
+    locked(&ext_dir(), || {
+        let ok = python.exists()
+            && Command::new(&python)
+                .args(["-c", "import mcp"])
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+        if !ok {
+            run(
+                Command::new("python3").args(["-m", "venv"]).arg(&venv),
+                "python3 -m venv",
+            );
+            run(
+                Command::new(&python).args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "mcp>=1.20",
+                ]),
+                "pip install mcp",
+            );
+        }
+    });
+    python
+}
+
+/// The path of an npm package's installed binary, installing `spec`
+/// (`name@version`) into the cache first if needed.
+pub fn npm_bin(spec: &str, bin: &str) -> PathBuf {
+    let prefix = ext_dir().join("npm");
+    let path = prefix.join("node_modules").join(".bin").join(bin);
+    locked(&ext_dir(), || {
+        if !path.exists() {
+            run(
+                Command::new("npm")
+                    .args([
+                        "install",
+                        "--no-audit",
+                        "--no-fund",
+                        "--loglevel=error",
+                        "--prefix",
+                    ])
+                    .arg(&prefix)
+                    .arg(spec),
+                &format!("npm install {spec}"),
+            );
+        }
+    });
+    assert!(path.exists(), "{spec} installed no `{bin}` binary");
+    path
+}
