@@ -1,0 +1,7 @@
+//! Integration tests of toolrouter-providers: fixtures, quirks, malformed input, profiles.
+
+mod fixtures;
+mod malformed;
+mod profiles;
+mod quirks;
+mod support;
