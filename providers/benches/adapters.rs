@@ -1,4 +1,6 @@
 //! Bytes/s through each wire adapter (+ `TurnCollector`) on the recorded fixtures
+
+#![allow(clippy::unwrap_used, missing_docs)] // benches may unwrap; criterion macros make undocumented fns
 //! scaled up, against `serde_json::from_slice` of the same frames' JSON payloads.
 
 use std::hint::black_box;
@@ -9,6 +11,9 @@ use toolrouter_providers::{TurnCollector, Wire, find_profile};
 
 /// Streams are repeated until they are at least this long.
 const TARGET_BYTES: usize = 256 * 1024;
+
+/// A bench label and which fixture files belong to it.
+type Group = (&'static str, fn(&str) -> bool);
 
 struct Corpus {
     wire: Wire,
@@ -52,14 +57,24 @@ fn corpora() -> Vec<Corpus> {
         .filter(|n| !n.ends_with(".expect.json") && !n.ends_with(".md"))
         .collect();
     names.sort();
-    let groups: [(&'static str, fn(&str) -> bool); 7] = [
-        ("openai-chat", |n| n.starts_with("openai-chat.") || n.starts_with("openai-compat.") || n.starts_with("mistral.")),
+    let groups: [Group; 7] = [
+        ("openai-chat", |n| {
+            n.starts_with("openai-chat.")
+                || n.starts_with("openai-compat.")
+                || n.starts_with("mistral.")
+        }),
         ("openai-responses", |n| n.starts_with("openai-responses.")),
         ("anthropic", |n| n.starts_with("anthropic.")),
-        ("gemini", |n| n.starts_with("gemini.") || n.starts_with("vertex.")),
+        ("gemini", |n| {
+            n.starts_with("gemini.") || n.starts_with("vertex.")
+        }),
         ("ollama", |n| n.starts_with("ollama.")),
-        ("bedrock-jsonl", |n| n.starts_with("bedrock.") && n.ends_with(".jsonl")),
-        ("bedrock-eventstream", |n| n.starts_with("bedrock.") && n.ends_with(".eventstream")),
+        ("bedrock-jsonl", |n| {
+            n.starts_with("bedrock.") && n.ends_with(".jsonl")
+        }),
+        ("bedrock-eventstream", |n| {
+            n.starts_with("bedrock.") && n.ends_with(".eventstream")
+        }),
     ];
     groups
         .into_iter()

@@ -83,7 +83,10 @@ pub struct ProfileMatch {
 
 const SOURCES: &[(&str, &str)] = &[
     ("anthropic.toml", include_str!("../profiles/anthropic.toml")),
-    ("azure-openai.toml", include_str!("../profiles/azure-openai.toml")),
+    (
+        "azure-openai.toml",
+        include_str!("../profiles/azure-openai.toml"),
+    ),
     ("bedrock.toml", include_str!("../profiles/bedrock.toml")),
     ("deepseek.toml", include_str!("../profiles/deepseek.toml")),
     ("fireworks.toml", include_str!("../profiles/fireworks.toml")),
@@ -93,9 +96,15 @@ const SOURCES: &[(&str, &str)] = &[
     ("lmstudio.toml", include_str!("../profiles/lmstudio.toml")),
     ("mistral.toml", include_str!("../profiles/mistral.toml")),
     ("ollama.toml", include_str!("../profiles/ollama.toml")),
-    ("openai-compatible.toml", include_str!("../profiles/openai-compatible.toml")),
+    (
+        "openai-compatible.toml",
+        include_str!("../profiles/openai-compatible.toml"),
+    ),
     ("openai.toml", include_str!("../profiles/openai.toml")),
-    ("openrouter.toml", include_str!("../profiles/openrouter.toml")),
+    (
+        "openrouter.toml",
+        include_str!("../profiles/openrouter.toml"),
+    ),
     ("together.toml", include_str!("../profiles/together.toml")),
     ("vertex.toml", include_str!("../profiles/vertex.toml")),
     ("vllm.toml", include_str!("../profiles/vllm.toml")),
@@ -127,14 +136,23 @@ pub fn find_profile(name: &str) -> Result<ProfileMatch, UnknownName> {
     let all = profiles();
     let eq = |s: &str| s.eq_ignore_ascii_case(name);
     if let Some(p) = all.iter().find(|p| eq(&p.name)) {
-        return Ok(ProfileMatch { profile: p, wire: p.wire });
+        return Ok(ProfileMatch {
+            profile: p,
+            wire: p.wire,
+        });
     }
     if let Some(p) = all.iter().find(|p| p.aliases.iter().any(|a| eq(a))) {
-        return Ok(ProfileMatch { profile: p, wire: p.wire });
+        return Ok(ProfileMatch {
+            profile: p,
+            wire: p.wire,
+        });
     }
     for p in all {
         if let Some((_, wire)) = p.wire_aliases.iter().find(|(a, _)| eq(a)) {
-            return Ok(ProfileMatch { profile: p, wire: *wire });
+            return Ok(ProfileMatch {
+                profile: p,
+                wire: *wire,
+            });
         }
     }
     Err(UnknownName {
@@ -150,7 +168,9 @@ impl ProviderProfile {
 
     /// The API key from the environment, if the profile names a variable and it is set.
     pub fn api_key_from_env(&self) -> Option<String> {
-        std::env::var(self.api_key_env.as_deref()?).ok().filter(|k| !k.is_empty())
+        std::env::var(self.api_key_env.as_deref()?)
+            .ok()
+            .filter(|k| !k.is_empty())
     }
 }
 

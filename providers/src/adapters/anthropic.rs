@@ -93,7 +93,9 @@ impl FrameHandler for AnthropicFrames {
 impl AnthropicFrames {
     fn on_block_start(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
         let index = json.get("index").and_then(Value::as_u64).unwrap_or(0);
-        let Some(cb) = json.get("content_block") else { return };
+        let Some(cb) = json.get("content_block") else {
+            return;
+        };
         let block = match cb.get("type").and_then(Value::as_str).unwrap_or("") {
             "text" => {
                 if let Some(t) = str_field(cb, "text") {
@@ -142,7 +144,9 @@ impl AnthropicFrames {
 
     fn on_block_delta(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
         let index = json.get("index").and_then(Value::as_u64).unwrap_or(0);
-        let Some(delta) = json.get("delta") else { return };
+        let Some(delta) = json.get("delta") else {
+            return;
+        };
         let delta_type = delta.get("type").and_then(Value::as_str).unwrap_or("");
         let block = self
             .blocks

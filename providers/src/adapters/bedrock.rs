@@ -116,7 +116,9 @@ impl FrameHandler for BedrockEvents {
     /// A JSON line: `{"<eventName>": {...}}`.
     fn on_frame(&mut self, _event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
         let Value::Object(map) = json else {
-            out.push(ProviderDelta::malformed("bedrock event line is not an object"));
+            out.push(ProviderDelta::malformed(
+                "bedrock event line is not an object",
+            ));
             return;
         };
         for (name, body) in &map {
@@ -150,7 +152,10 @@ impl BedrockEvents {
         match h.message_type.unwrap_or("event") {
             "error" => {
                 self.errored = true;
-                let msg = h.error_message.or(h.error_code).unwrap_or("event-stream error");
+                let msg = h
+                    .error_message
+                    .or(h.error_code)
+                    .unwrap_or("event-stream error");
                 out.push(ProviderDelta::provider_error(msg));
             }
             message_type => {
@@ -182,7 +187,10 @@ impl BedrockEvents {
     }
 
     fn on_event(&mut self, name: &str, body: &Value, out: &mut Vec<ProviderDelta>) {
-        let index = body.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
+        let index = body
+            .get("contentBlockIndex")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
         match name {
             "messageStart" | "p" => {}
             "contentBlockStart" => {
@@ -197,11 +205,16 @@ impl BedrockEvents {
                 }
             }
             "contentBlockDelta" => {
-                let Some(delta) = body.get("delta") else { return };
+                let Some(delta) = body.get("delta") else {
+                    return;
+                };
                 if let Some(t) = str_field(delta, "text") {
                     out.push(ProviderDelta::Text(t.to_owned()));
                 }
-                if let Some(t) = delta.get("reasoningContent").and_then(|r| str_field(r, "text")) {
+                if let Some(t) = delta
+                    .get("reasoningContent")
+                    .and_then(|r| str_field(r, "text"))
+                {
                     out.push(ProviderDelta::Reasoning(t.to_owned()));
                 }
                 if let Some(input) = delta.get("toolUse").and_then(|t| str_field(t, "input"))
@@ -219,12 +232,10 @@ impl BedrockEvents {
                     out.push(ProviderDelta::ToolCallEnd { key });
                 }
             }
-            "messageStop" => {
-                if !self.finished {
-                    self.finished = true;
-                    let reason = str_field(body, "stopReason").unwrap_or("end_turn");
-                    out.push(ProviderDelta::finish(stop_reason(reason), reason));
-                }
+            "messageStop" if !self.finished => {
+                self.finished = true;
+                let reason = str_field(body, "stopReason").unwrap_or("end_turn");
+                out.push(ProviderDelta::finish(stop_reason(reason), reason));
             }
             "metadata" => {
                 if let Some(usage) = body.get("usage") {

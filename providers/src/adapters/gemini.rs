@@ -41,7 +41,10 @@ impl FrameHandler for GeminiFrames {
             .and_then(Value::as_array)
             .and_then(|c| c.first());
         if let Some(candidate) = candidate {
-            if let Some(parts) = candidate.pointer("/content/parts").and_then(Value::as_array) {
+            if let Some(parts) = candidate
+                .pointer("/content/parts")
+                .and_then(Value::as_array)
+            {
                 for part in parts {
                     self.on_part(part, out);
                 }
@@ -53,7 +56,10 @@ impl FrameHandler for GeminiFrames {
                 }
                 self.on_finish(finish_reason(reason), reason, out);
             }
-        } else if let Some(block) = json.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
+        } else if let Some(block) = json
+            .pointer("/promptFeedback/blockReason")
+            .and_then(Value::as_str)
+        {
             self.on_finish(StopReason::ContentFilter, block, out);
         }
     }
@@ -81,14 +87,21 @@ impl GeminiFrames {
             return;
         };
         let will_continue = call.get("willContinue").and_then(Value::as_bool) == Some(true);
-        let name = call.get("name").and_then(Value::as_str).filter(|n| !n.is_empty());
+        let name = call
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty());
         if let Some(name) = name {
             // A new call closes a streamed one still open.
             self.close_streamed(out);
             let key = self.keys.next();
             out.push(ProviderDelta::ToolCallStart {
                 key,
-                id: call.get("id").and_then(Value::as_str).filter(|i| !i.is_empty()).map(str::to_owned),
+                id: call
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|i| !i.is_empty())
+                    .map(str::to_owned),
                 name: name.to_owned(),
             });
             let mut args = call
@@ -203,7 +216,9 @@ fn path_slot<'a>(root: &'a mut Map<String, Value>, path: &str) -> Option<&'a mut
                 if !cur.is_object() {
                     *cur = Value::Object(Map::new());
                 }
-                cur.as_object_mut()?.entry(k.to_string()).or_insert(Value::Null)
+                cur.as_object_mut()?
+                    .entry(k.to_string())
+                    .or_insert(Value::Null)
             }
             Segment::Index(i) => {
                 if !cur.is_array() {

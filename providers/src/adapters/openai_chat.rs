@@ -146,7 +146,9 @@ impl OpenAiChatFrames {
                 None => self.new_slot(None, Some(ix)),
             },
             (None, None) => match self.slots.iter().rposition(|s| !s.ended) {
-                Some(i) if !(name.is_some() && self.slots[i].started && self.slots[i].has_args) => i,
+                Some(i) if !(name.is_some() && self.slots[i].started && self.slots[i].has_args) => {
+                    i
+                }
                 _ => self.new_slot(None, None),
             },
         };

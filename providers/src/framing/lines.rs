@@ -62,6 +62,10 @@ impl LineSplitter {
                     let end = self.scan + p;
                     if self.discarding {
                         self.discarding = false;
+                    } else if end - self.start > self.max_line {
+                        on_line(LineEvent::TooLong {
+                            limit: self.max_line,
+                        });
                     } else {
                         on_line(LineEvent::Line(&self.buf[self.start..end]));
                     }
@@ -91,7 +95,13 @@ impl LineSplitter {
     /// Ends the input: an unterminated last line is handed over as a line.
     pub(crate) fn finish(&mut self, mut on_line: impl FnMut(LineEvent<'_>)) {
         if !self.discarding && self.start < self.buf.len() {
-            on_line(LineEvent::Line(&self.buf[self.start..]));
+            if self.buf.len() - self.start > self.max_line {
+                on_line(LineEvent::TooLong {
+                    limit: self.max_line,
+                });
+            } else {
+                on_line(LineEvent::Line(&self.buf[self.start..]));
+            }
         }
         self.buf.clear();
         self.start = 0;

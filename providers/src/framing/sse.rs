@@ -69,13 +69,7 @@ impl SseDecoder {
             has_data,
         } = self;
         lines.finish(|line| on_line(line, event, data, has_data, &mut on_item));
-        on_line(
-            LineEvent::Line(b""),
-            event,
-            data,
-            has_data,
-            &mut on_item,
-        );
+        on_line(LineEvent::Line(b""), event, data, has_data, &mut on_item);
     }
 }
 

@@ -61,7 +61,10 @@ fn every_fixture_matches_its_expectation_in_any_chunking() {
         ];
         let mut rng = Rng::new(name.len() as u64 * 7919 + bytes.len() as u64);
         for (i, max_piece) in [3, 17, 64, 301].into_iter().enumerate() {
-            chunkings.push((format!("random#{i} (pieces <= {max_piece})"), rng.cuts(bytes.len(), max_piece)));
+            chunkings.push((
+                format!("random#{i} (pieces <= {max_piece})"),
+                rng.cuts(bytes.len(), max_piece),
+            ));
         }
         for (how, cuts) in chunkings {
             let mut actual = summarise(&deltas_split(wire, &bytes, &cuts)).to_json();
@@ -74,5 +77,10 @@ fn every_fixture_matches_its_expectation_in_any_chunking() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -1,5 +1,7 @@
 //! Integration tests of toolrouter-providers: fixtures, quirks, malformed input, profiles.
 
+#![allow(clippy::unwrap_used)] // benches and tests may unwrap
+
 mod fixtures;
 mod malformed;
 mod profiles;
