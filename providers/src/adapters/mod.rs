@@ -4,6 +4,7 @@ mod anthropic;
 mod bedrock;
 mod driver;
 mod gemini;
+mod json_close;
 mod ollama;
 mod openai_chat;
 mod openai_responses;

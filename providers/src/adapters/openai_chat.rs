@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::driver::{FrameHandler, bad_json_message};
+use super::json_close::JsonCloseTracker;
 use super::{KeyAlloc, args_text, id_field, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
@@ -19,7 +20,8 @@ const LEGACY_INDEX: i64 = -1;
 ///
 /// Transitions: created (not `started`, arguments buffered in `pending`) -> `started`
 /// once a name is known (`ToolCallStart` sent, `pending` flushed) -> `ended` at a
-/// natural finish, or when its `index` is reused by a call with a new `id`.
+/// natural finish, when its `index` is reused by a call with a new `id`, or when
+/// another call receives data after its arguments closed their JSON object.
 #[derive(Debug)]
 struct Slot {
     key: CallKey,
@@ -30,6 +32,7 @@ struct Slot {
     started: bool,
     has_args: bool,
     ended: bool,
+    json: JsonCloseTracker,
 }
 
 /// Frame handler for Chat Completions chunks.
@@ -37,6 +40,7 @@ struct Slot {
 pub(crate) struct OpenAiChatFrames {
     keys: KeyAlloc,
     slots: Vec<Slot>,
+    last_slot: Option<usize>,
     finished: bool,
     errored: bool,
 }
@@ -126,7 +130,7 @@ impl OpenAiChatFrames {
         let name = func.and_then(|f| str_field(f, "name"));
         let args = args_text(func.and_then(|f| f.get("arguments")));
         let slot_idx = match (&id, index) {
-            (Some(id), _) => match self.slots.iter().position(|s| s.id.as_ref() == Some(id)) {
+            (Some(id), _) => match self.slots.iter().rposition(|s| s.id.as_ref() == Some(id)) {
                 Some(i) => i,
                 None => {
                     if let Some(ix) = index
@@ -152,6 +156,17 @@ impl OpenAiChatFrames {
                 _ => self.new_slot(None, None),
             },
         };
+        if self.last_slot != Some(slot_idx) {
+            // Another call speaks: the ones whose arguments are closed are done, and
+            // can be run while the model goes on.
+            self.last_slot = Some(slot_idx);
+            for j in 0..self.slots.len() {
+                let other = &self.slots[j];
+                if j != slot_idx && other.started && !other.ended && other.json.is_closed() {
+                    self.end_slot(j, out);
+                }
+            }
+        }
         let slot = &mut self.slots[slot_idx];
         if slot.ended {
             return;
@@ -164,6 +179,7 @@ impl OpenAiChatFrames {
         }
         if !args.is_empty() {
             slot.has_args = true;
+            slot.json.push(&args);
             if slot.started {
                 out.push(ProviderDelta::ToolCallArgs {
                     key: slot.key,
@@ -185,6 +201,7 @@ impl OpenAiChatFrames {
             started: false,
             has_args: false,
             ended: false,
+            json: JsonCloseTracker::default(),
         });
         self.slots.len() - 1
     }

@@ -596,3 +596,36 @@ fn no_error_deltas_on_clean_fixture_like_streams() {
     .collect();
     assert_eq!(kinds, vec![ErrorKind::Truncated]);
 }
+
+/// Position of the first delta matching `f`.
+fn pos(d: &[ProviderDelta], f: impl Fn(&ProviderDelta) -> bool) -> usize {
+    d.iter().position(f).expect("delta present")
+}
+
+#[test]
+fn openai_call_ends_as_soon_as_the_next_one_starts_if_its_json_is_closed() {
+    let bytes =
+        std::fs::read(crate::support::fixtures_dir().join("openai-chat.parallel.sse")).unwrap();
+    let d = deltas(Wire::OpenAiChat, &bytes);
+    let end0 = pos(
+        &d,
+        |x| matches!(x, ProviderDelta::ToolCallEnd { key } if key.0 == 0),
+    );
+    let start1 = pos(
+        &d,
+        |x| matches!(x, ProviderDelta::ToolCallStart { key, .. } if key.0 == 1),
+    );
+    let finish = pos(&d, |x| matches!(x, ProviderDelta::Finish { .. }));
+    assert!(end0 < start1 && start1 < finish, "{d:?}");
+
+    // Interleaved fragments: neither call is closed before the finish.
+    let bytes =
+        std::fs::read(crate::support::fixtures_dir().join("openai-chat.interleaved.sse")).unwrap();
+    let d = deltas(Wire::OpenAiChat, &bytes);
+    let last_args = d
+        .iter()
+        .rposition(|x| matches!(x, ProviderDelta::ToolCallArgs { .. }))
+        .unwrap();
+    let first_end = pos(&d, |x| matches!(x, ProviderDelta::ToolCallEnd { .. }));
+    assert!(last_args < first_end, "{d:?}");
+}
