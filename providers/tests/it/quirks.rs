@@ -618,14 +618,26 @@ fn openai_call_ends_as_soon_as_the_next_one_starts_if_its_json_is_closed() {
     let finish = pos(&d, |x| matches!(x, ProviderDelta::Finish { .. }));
     assert!(end0 < start1 && start1 < finish, "{d:?}");
 
-    // Interleaved fragments: neither call is closed before the finish.
+    // Interleaved fragments: call 1 closes its object first and ends when call 0
+    // speaks next; call 0 ends at the finish.
     let bytes =
         std::fs::read(crate::support::fixtures_dir().join("openai-chat.interleaved.sse")).unwrap();
     let d = deltas(Wire::OpenAiChat, &bytes);
-    let last_args = d
+    let end1 = pos(
+        &d,
+        |x| matches!(x, ProviderDelta::ToolCallEnd { key } if key.0 == 1),
+    );
+    let last_args0 = d
         .iter()
-        .rposition(|x| matches!(x, ProviderDelta::ToolCallArgs { .. }))
+        .rposition(|x| matches!(x, ProviderDelta::ToolCallArgs { key, .. } if key.0 == 0))
         .unwrap();
-    let first_end = pos(&d, |x| matches!(x, ProviderDelta::ToolCallEnd { .. }));
-    assert!(last_args < first_end, "{d:?}");
+    let end0 = pos(
+        &d,
+        |x| matches!(x, ProviderDelta::ToolCallEnd { key } if key.0 == 0),
+    );
+    let finish = pos(&d, |x| matches!(x, ProviderDelta::Finish { .. }));
+    assert!(
+        end1 < last_args0 && last_args0 < end0 && end0 + 1 == finish,
+        "{d:?}"
+    );
 }
