@@ -113,7 +113,7 @@ impl TurnCollector {
         match delta {
             ProviderDelta::Text(t) => self.text.push_str(t),
             ProviderDelta::Reasoning(t) => self.reasoning.push_str(t),
-            ProviderDelta::Refusal(_) => {}
+            ProviderDelta::Refusal(_) | ProviderDelta::Signature { .. } => {}
             ProviderDelta::ToolCallStart { key, id, name } => self.calls.push(OpenCall {
                 key: *key,
                 id: id.clone(),

@@ -179,7 +179,15 @@ impl AnthropicFrames {
                     input.push_str(p);
                 }
             }
-            _ => {} // signature_delta, citations_delta, ...
+            ("signature_delta", _) => {
+                if let Some(s) = str_field(delta, "signature") {
+                    out.push(ProviderDelta::Signature {
+                        key: None,
+                        signature: s.to_owned(),
+                    });
+                }
+            }
+            _ => {} // citations_delta, ...
         }
     }
 

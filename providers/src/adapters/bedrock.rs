@@ -211,11 +211,16 @@ impl BedrockEvents {
                 if let Some(t) = str_field(delta, "text") {
                     out.push(ProviderDelta::Text(t.to_owned()));
                 }
-                if let Some(t) = delta
-                    .get("reasoningContent")
-                    .and_then(|r| str_field(r, "text"))
-                {
-                    out.push(ProviderDelta::Reasoning(t.to_owned()));
+                if let Some(reasoning) = delta.get("reasoningContent") {
+                    if let Some(t) = str_field(reasoning, "text") {
+                        out.push(ProviderDelta::Reasoning(t.to_owned()));
+                    }
+                    if let Some(s) = str_field(reasoning, "signature") {
+                        out.push(ProviderDelta::Signature {
+                            key: None,
+                            signature: s.to_owned(),
+                        });
+                    }
                 }
                 if let Some(input) = delta.get("toolUse").and_then(|t| str_field(t, "input"))
                     && let Some(&(_, key)) = self.open_calls.iter().rev().find(|(i, _)| *i == index)

@@ -84,6 +84,12 @@ impl GeminiFrames {
             }
         }
         let Some(call) = part.get("functionCall").and_then(Value::as_object) else {
+            if let Some(sig) = str_field(part, "thoughtSignature") {
+                out.push(ProviderDelta::Signature {
+                    key: None,
+                    signature: sig.to_owned(),
+                });
+            }
             return;
         };
         let will_continue = call.get("willContinue").and_then(Value::as_bool) == Some(true);
@@ -111,6 +117,12 @@ impl GeminiFrames {
                 .unwrap_or_default();
             if let Some(partial) = call.get("partialArgs").and_then(Value::as_array) {
                 apply_partial_args(&mut args, partial);
+            }
+            if let Some(sig) = str_field(part, "thoughtSignature") {
+                out.push(ProviderDelta::Signature {
+                    key: Some(key),
+                    signature: sig.to_owned(),
+                });
             }
             if will_continue {
                 self.streamed = Some(StreamedCall { key, args });

@@ -108,7 +108,21 @@ impl OpenAiChatFrames {
             if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
                 for call in calls {
                     let index = call.get("index").and_then(Value::as_i64);
-                    self.on_call_fragment(id_field(call, "id"), index, call.get("function"), out);
+                    let key = self.on_call_fragment(
+                        id_field(call, "id"),
+                        index,
+                        call.get("function"),
+                        out,
+                    );
+                    if let Some(sig) = call
+                        .pointer("/extra_content/google/thought_signature")
+                        .and_then(Value::as_str)
+                    {
+                        out.push(ProviderDelta::Signature {
+                            key: Some(key),
+                            signature: sig.to_owned(),
+                        });
+                    }
                 }
             }
             if let Some(func) = delta.get("function_call").filter(|f| f.is_object()) {
@@ -126,7 +140,7 @@ impl OpenAiChatFrames {
         index: Option<i64>,
         func: Option<&Value>,
         out: &mut Vec<ProviderDelta>,
-    ) {
+    ) -> CallKey {
         let name = func.and_then(|f| str_field(f, "name"));
         let args = args_text(func.and_then(|f| f.get("arguments")));
         let slot_idx = match (&id, index) {
@@ -169,7 +183,7 @@ impl OpenAiChatFrames {
         }
         let slot = &mut self.slots[slot_idx];
         if slot.ended {
-            return;
+            return slot.key;
         }
         if !slot.started
             && let Some(name) = name
@@ -189,6 +203,7 @@ impl OpenAiChatFrames {
                 slot.pending.push_str(&args);
             }
         }
+        slot.key
     }
 
     fn new_slot(&mut self, id: Option<String>, wire_index: Option<i64>) -> usize {

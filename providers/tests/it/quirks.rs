@@ -641,3 +641,38 @@ fn openai_call_ends_as_soon_as_the_next_one_starts_if_its_json_is_closed() {
         "{d:?}"
     );
 }
+
+#[test]
+fn signatures_come_out_for_the_next_request() {
+    let sig = |d: &[ProviderDelta]| -> Vec<(Option<u32>, String)> {
+        d.iter()
+            .filter_map(|x| match x {
+                ProviderDelta::Signature { key, signature } => {
+                    Some((key.map(|k| k.0), signature.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let dir = crate::support::fixtures_dir();
+    let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
+    assert_eq!(
+        sig(&deltas(Wire::Gemini, &read("gemini.thinking.sse"))),
+        vec![(
+            Some(0),
+            "CtwBAVSoXO6kS9zM1pQ4rT7uW0xY3aB5cD8eF1gH4iJ7kL0mN3oP6q".to_owned()
+        )]
+    );
+    assert_eq!(
+        sig(&deltas(Wire::OpenAiChat, &read("openai-compat.gemini.sse"))),
+        vec![(Some(0), "CtIBAVSoXO7mQ2cM0aZbGq4pE1x9YvT3".to_owned())]
+    );
+    assert_eq!(
+        sig(&deltas(Wire::Bedrock, &read("bedrock.reasoning.jsonl"))),
+        vec![(None, "ErcBCkgIBhABGAIiQHc5Lm9Q3xW1y".to_owned())]
+    );
+    assert_eq!(
+        sig(&deltas(Wire::Anthropic, &read("anthropic.thinking.sse"))).len(),
+        1
+    );
+}
