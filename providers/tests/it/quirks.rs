@@ -676,3 +676,61 @@ fn signatures_come_out_for_the_next_request() {
         1
     );
 }
+
+#[test]
+fn collector_says_when_a_call_can_run_and_keeps_signed_reasoning_blocks() {
+    use toolrouter_providers::{EndedCall, TurnCollector};
+    let dir = crate::support::fixtures_dir();
+    let d = deltas(
+        Wire::Anthropic,
+        &std::fs::read(dir.join("anthropic.parallel.sse")).unwrap(),
+    );
+    let mut c = TurnCollector::new();
+    let mut ready = Vec::new();
+    for (i, delta) in d.iter().enumerate() {
+        if let Some(EndedCall::Complete { call, .. }) = c.push(delta) {
+            ready.push((i, call.name));
+        }
+    }
+    // Each call is ready at its own block stop, the first long before the turn ends.
+    let names: Vec<&str> = ready.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(names, ["get_weather", "get_time"]);
+    assert!(ready[0].0 < ready[1].0 && ready[1].0 < d.len() - 2);
+
+    let d = deltas(
+        Wire::Anthropic,
+        &std::fs::read(dir.join("anthropic.max-tokens.sse")).unwrap(),
+    );
+    let mut c = TurnCollector::new();
+    let ended: Vec<EndedCall> = d.iter().filter_map(|x| c.push(x)).collect();
+    assert!(matches!(&ended[..], [EndedCall::Malformed { call, .. }] if call.name == "send_email"));
+
+    let d = deltas(
+        Wire::Anthropic,
+        &std::fs::read(dir.join("anthropic.thinking.sse")).unwrap(),
+    );
+    let s = crate::support::summarise(&d);
+    assert_eq!(s.reasoning_blocks.len(), 1);
+    assert_eq!(s.reasoning_blocks[0].text, s.reasoning);
+    assert!(
+        s.reasoning_blocks[0]
+            .signature
+            .as_deref()
+            .unwrap()
+            .starts_with("EqQBCkgIBhAB")
+    );
+    assert_eq!(s.raw_stop.as_deref(), Some("tool_use"));
+
+    let d = deltas(
+        Wire::Gemini,
+        &std::fs::read(dir.join("gemini.thinking.sse")).unwrap(),
+    );
+    let s = crate::support::summarise(&d);
+    assert!(
+        s.calls[0]
+            .signature
+            .as_deref()
+            .unwrap()
+            .starts_with("CtwBAVSo")
+    );
+}
