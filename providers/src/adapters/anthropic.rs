@@ -3,8 +3,7 @@
 use serde_json::Value;
 
 use super::driver::FrameHandler;
-use super::openai_chat::error_message;
-use super::{KeyAlloc, str_field};
+use super::{KeyAlloc, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// What an open content block is.

@@ -10,8 +10,7 @@
 use serde_json::Value;
 
 use super::driver::{FrameHandler, dispatch_line};
-use super::openai_chat::error_message;
-use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, str_field};
+use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 use crate::error::AdapterError;
 use crate::framing::eventstream::{EventStreamDecoder, Frame, SkippedFrame};

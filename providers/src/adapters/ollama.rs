@@ -3,8 +3,7 @@
 use serde_json::Value;
 
 use super::driver::FrameHandler;
-use super::openai_chat::error_message;
-use super::{KeyAlloc, args_text, id_field, str_field};
+use super::{KeyAlloc, args_text, error_message, id_field, str_field};
 use crate::delta::{ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// Frame handler for `/api/chat` lines.

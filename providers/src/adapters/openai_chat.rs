@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::driver::{FrameHandler, bad_json_message};
 use super::json_close::JsonCloseTracker;
-use super::{KeyAlloc, args_text, id_field, str_field};
+use super::{KeyAlloc, args_text, error_message, id_field, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// The wire index used for the legacy `function_call` (it has none).
@@ -278,17 +278,5 @@ fn start_slot(slot: &mut Slot, out: &mut Vec<ProviderDelta>) {
             key: slot.key,
             fragment: std::mem::take(&mut slot.pending),
         });
-    }
-}
-
-/// The message of an `error` member: an object with `message`, or a plain string.
-pub(crate) fn error_message(err: &Value) -> String {
-    match err {
-        Value::String(s) => s.clone(),
-        Value::Object(o) => match o.get("message").and_then(Value::as_str) {
-            Some(m) => m.to_owned(),
-            None => err.to_string(),
-        },
-        other => other.to_string(),
     }
 }

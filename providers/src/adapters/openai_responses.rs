@@ -3,8 +3,7 @@
 use serde_json::Value;
 
 use super::driver::FrameHandler;
-use super::openai_chat::error_message;
-use super::{KeyAlloc, args_text, str_field};
+use super::{KeyAlloc, args_text, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// A function call item, found again by its `output_index` or `item_id`.
