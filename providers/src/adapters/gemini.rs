@@ -32,6 +32,7 @@ impl FrameHandler for GeminiFrames {
         };
         if let Some(err) = json.get("error").filter(|e| !e.is_null()) {
             self.errored = true;
+            self.abandon_streamed(out);
             out.push(ProviderDelta::provider_error(error_message(err)));
             return;
         }
@@ -49,11 +50,16 @@ impl FrameHandler for GeminiFrames {
                 }
             }
             if let Some(reason) = str_field(candidate, "finishReason") {
-                self.close_streamed(out);
+                let stop = finish_reason(reason);
+                if stop == StopReason::EndTurn {
+                    self.close_streamed(out);
+                } else {
+                    self.abandon_streamed(out);
+                }
                 if let Some(usage) = json.get("usageMetadata") {
                     out.push(ProviderDelta::Usage(usage_of(usage)));
                 }
-                self.on_finish(finish_reason(reason), reason, out);
+                self.on_finish(stop, reason, out);
             }
         } else if let Some(block) = json
             .pointer("/promptFeedback/blockReason")
@@ -64,6 +70,7 @@ impl FrameHandler for GeminiFrames {
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
+        self.abandon_streamed(out);
         if !self.finished && !self.errored {
             out.push(ProviderDelta::Error {
                 kind: ErrorKind::Truncated,
@@ -137,6 +144,17 @@ impl GeminiFrames {
             if !will_continue {
                 self.close_streamed(out);
             }
+        }
+    }
+
+    /// A streamed call cut off (by a limit, an error or the end of the stream): its
+    /// arguments so far are handed on, but it is never ended, so never run.
+    fn abandon_streamed(&mut self, out: &mut Vec<ProviderDelta>) {
+        if let Some(call) = self.streamed.take() {
+            out.push(ProviderDelta::ToolCallArgs {
+                key: call.key,
+                fragment: object_text(&call.args),
+            });
         }
     }
 

@@ -734,3 +734,22 @@ fn collector_says_when_a_call_can_run_and_keeps_signed_reasoning_blocks() {
             .starts_with("CtwBAVSo")
     );
 }
+
+#[test]
+fn vertex_streamed_call_cut_by_max_tokens_is_partial() {
+    let bytes = sse(&[
+        &gemini_frame(
+            r#"[{"functionCall":{"name":"f","willContinue":true}}]"#,
+            None,
+        ),
+        &gemini_frame(
+            r#"[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}],"willContinue":true}}]"#,
+            Some("MAX_TOKENS"),
+        ),
+    ]);
+    assert_eq!(
+        summary_json(Wire::Gemini, &bytes),
+        json!({"text":"","calls":[],"stop":"max_tokens",
+        "partial_calls":[{"id":null,"name":"f","raw_arguments":"{\"a\":\"x\"}"}]})
+    );
+}
