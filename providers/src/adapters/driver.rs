@@ -8,12 +8,25 @@ use crate::framing::sse::{SseDecoder, SseItem};
 
 /// What a vendor adapter does with each frame's JSON.
 pub(crate) trait FrameHandler: Send {
-    /// One frame: its SSE `event:` name (`""` for NDJSON or when absent) and its JSON.
-    fn on_frame(&mut self, event: &str, json: serde_json::Value, out: &mut Vec<ProviderDelta>);
+    /// One frame: its SSE `event:` name (`""` for NDJSON or when absent) and its JSON
+    /// value, as parsed by the default [`on_data`](Self::on_data). A handler that
+    /// overrides `on_data` to read the bytes its own way leaves this one alone.
+    fn on_frame(&mut self, event: &str, json: serde_json::Value, out: &mut Vec<ProviderDelta>) {
+        let _ = (event, json, out);
+    }
 
     /// A frame whose data is not JSON (`[DONE]` and friends). The default reports it.
     fn on_non_json(&mut self, data: &str, err: serde_json::Error, out: &mut Vec<ProviderDelta>) {
         out.push(ProviderDelta::malformed(bad_json_message(data, &err)));
+    }
+
+    /// One frame's raw data (trimmed, never empty). The default parses it as a JSON
+    /// value for [`on_frame`](Self::on_frame); a handler may read it its own way.
+    fn on_data(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        match serde_json::from_slice(data) {
+            Ok(json) => self.on_frame(event, json, out),
+            Err(err) => self.on_non_json(&String::from_utf8_lossy(data), err, out),
+        }
     }
 
     /// End of stream: close what is open, report a missing finish.
@@ -58,12 +71,8 @@ fn dispatch_sse<H: FrameHandler>(item: SseItem<'_>, handler: &mut H, out: &mut V
     match item {
         SseItem::Event(ev) => {
             let data = ev.data.trim();
-            if data.is_empty() {
-                return;
-            }
-            match serde_json::from_str(data) {
-                Ok(json) => handler.on_frame(ev.event, json, out),
-                Err(err) => handler.on_non_json(data, err, out),
+            if !data.is_empty() {
+                handler.on_data(ev.event, data.as_bytes(), out);
             }
         }
         SseItem::TooLong { limit } => out.push(too_long(limit)),
@@ -122,15 +131,8 @@ pub(crate) fn dispatch_line<H: FrameHandler>(
 ) {
     match line {
         LineEvent::Line(bytes) => {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                return;
-            }
-            match serde_json::from_slice(bytes) {
-                Ok(json) => handler.on_frame("", json, out),
-                Err(err) => {
-                    let text = String::from_utf8_lossy(bytes);
-                    handler.on_non_json(&text, err, out);
-                }
+            if !bytes.iter().all(u8::is_ascii_whitespace) {
+                handler.on_data("", bytes.trim_ascii(), out);
             }
         }
         LineEvent::TooLong { limit } => out.push(too_long(limit)),

@@ -753,3 +753,34 @@ fn vertex_streamed_call_cut_by_max_tokens_is_partial() {
         "partial_calls":[{"id":null,"name":"f","raw_arguments":"{\"a\":\"x\"}"}]})
     );
 }
+
+#[test]
+fn mistral_content_given_as_parts_with_thinking() {
+    let got = chat(&[
+        chunk(
+            r#"{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]}]}"#,
+            "null",
+        ),
+        chunk(r#"{"content":[{"type":"text","text":"yes"}]}"#, r#""stop""#),
+    ]);
+    assert_eq!(
+        got,
+        json!({"text":"yes","reasoning":"hm","calls":[],"stop":"end_turn"})
+    );
+}
+
+#[test]
+fn openai_chunk_of_the_wrong_shape_is_a_malformed_frame_and_reading_goes_on() {
+    let d = deltas(
+        Wire::OpenAiChat,
+        &sse(&[
+            r#"{"choices":{"not":"a list"}}"#,
+            &chunk(r#"{"content":"fine"}"#, r#""stop""#),
+        ]),
+    );
+    assert_eq!(
+        errors(&d).into_iter().map(|(k, _)| k).collect::<Vec<_>>(),
+        vec![ErrorKind::Malformed]
+    );
+    assert_eq!(summarise(&d).text, "fine");
+}
