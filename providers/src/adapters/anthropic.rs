@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{FrameHandler, bad_json_message};
+use super::driver::{FrameHandler, parse_frame};
 use super::{KeyAlloc, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
@@ -70,13 +70,8 @@ struct MessageIn {
 
 impl FrameHandler for AnthropicFrames {
     fn on_data(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
-        let ev: EventIn = match serde_json::from_slice(data) {
-            Ok(ev) => ev,
-            Err(err) => {
-                let text = String::from_utf8_lossy(data);
-                out.push(ProviderDelta::malformed(bad_json_message(&text, &err)));
-                return;
-            }
+        let Some(ev) = parse_frame::<EventIn>(data, out) else {
+            return;
         };
         let index = ev.index.as_ref().and_then(Value::as_u64).unwrap_or(0);
         match ev.kind.as_deref().unwrap_or(event) {

@@ -41,6 +41,22 @@ pub(crate) fn bad_json_message(data: &str, err: &serde_json::Error) -> String {
     format!("bad json in frame ({err}): {shown}")
 }
 
+/// Reads a frame's bytes as `T`; a frame that is not valid JSON of that shape is
+/// reported as malformed and skipped.
+pub(crate) fn parse_frame<'a, T: serde::Deserialize<'a>>(
+    data: &'a [u8],
+    out: &mut Vec<ProviderDelta>,
+) -> Option<T> {
+    match serde_json::from_slice(data) {
+        Ok(v) => Some(v),
+        Err(err) => {
+            let text = String::from_utf8_lossy(data);
+            out.push(ProviderDelta::malformed(bad_json_message(&text, &err)));
+            None
+        }
+    }
+}
+
 pub(crate) fn too_long(limit: usize) -> ProviderDelta {
     ProviderDelta::Error {
         kind: ErrorKind::TooLarge,

@@ -9,7 +9,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{FrameHandler, bad_json_message};
+use super::driver::{FrameHandler, parse_frame};
 use super::json_close::JsonCloseTracker;
 use super::{KeyAlloc, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
@@ -116,13 +116,8 @@ impl FrameHandler for OpenAiChatFrames {
             }
             return;
         }
-        let chunk: ChunkIn = match serde_json::from_slice(data) {
-            Ok(chunk) => chunk,
-            Err(err) => {
-                let text = String::from_utf8_lossy(data);
-                out.push(ProviderDelta::malformed(bad_json_message(&text, &err)));
-                return;
-            }
+        let Some(chunk) = parse_frame::<ChunkIn>(data, out) else {
+            return;
         };
         if let Some(err) = chunk.error.filter(|e| !e.is_null()) {
             self.errored = true;
