@@ -6,28 +6,12 @@ use crate::error::AdapterError;
 use crate::framing::lines::{LineEvent, LineSplitter};
 use crate::framing::sse::{SseDecoder, SseItem};
 
-/// What a vendor adapter does with each frame's JSON.
+/// What a vendor adapter does with each frame.
 pub(crate) trait FrameHandler: Send {
-    /// One frame: its SSE `event:` name (`""` for NDJSON or when absent) and its JSON
-    /// value, as parsed by the default [`on_data`](Self::on_data). A handler that
-    /// overrides `on_data` to read the bytes its own way leaves this one alone.
-    fn on_frame(&mut self, event: &str, json: serde_json::Value, out: &mut Vec<ProviderDelta>) {
-        let _ = (event, json, out);
-    }
-
-    /// A frame whose data is not JSON (`[DONE]` and friends). The default reports it.
-    fn on_non_json(&mut self, data: &str, err: serde_json::Error, out: &mut Vec<ProviderDelta>) {
-        out.push(ProviderDelta::malformed(bad_json_message(data, &err)));
-    }
-
-    /// One frame's raw data (trimmed, never empty). The default parses it as a JSON
-    /// value for [`on_frame`](Self::on_frame); a handler may read it its own way.
-    fn on_data(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
-        match serde_json::from_slice(data) {
-            Ok(json) => self.on_frame(event, json, out),
-            Err(err) => self.on_non_json(&String::from_utf8_lossy(data), err, out),
-        }
-    }
+    /// One frame: its SSE `event:` name (`""` for NDJSON or when absent) and its
+    /// data (trimmed, never empty). Handlers read it with [`parse_frame`] into a
+    /// typed skeleton of the fields they use, so that the rest is skipped unbuilt.
+    fn on_data(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>);
 
     /// End of stream: close what is open, report a missing finish.
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>);

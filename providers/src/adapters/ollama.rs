@@ -34,7 +34,7 @@ struct LineIn {
 }
 
 impl FrameHandler for OllamaFrames {
-    fn on_data(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+    fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
         let Some(line) = parse_frame::<LineIn>(data, out) else {
             return;
         };
@@ -46,10 +46,21 @@ impl FrameHandler for OllamaFrames {
             ("prompt_eval_count", line.prompt_eval_count),
             ("eval_count", line.eval_count),
         ]);
-        self.on_frame(event, json, out);
+        self.on_line(json, out);
     }
 
-    fn on_frame(&mut self, _event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
+    fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
+        if !self.finished && !self.errored {
+            out.push(ProviderDelta::Error {
+                kind: ErrorKind::Truncated,
+                message: "stream ended before a done line".to_owned(),
+            });
+        }
+    }
+}
+
+impl OllamaFrames {
+    fn on_line(&mut self, json: Value, out: &mut Vec<ProviderDelta>) {
         if let Some(err) = json.get("error").filter(|e| !e.is_null()) {
             self.errored = true;
             out.push(ProviderDelta::provider_error(error_message(err)));
@@ -95,15 +106,6 @@ impl FrameHandler for OllamaFrames {
                 _ => StopReason::EndTurn,
             };
             out.push(ProviderDelta::finish(stop, reason));
-        }
-    }
-
-    fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before a done line".to_owned(),
-            });
         }
     }
 }

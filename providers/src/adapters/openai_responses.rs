@@ -87,10 +87,21 @@ impl FrameHandler for ResponsesFrames {
             ("error", ev.error),
             ("response", response),
         ]);
-        self.on_frame(event, json, out);
+        self.on_event(event, json, out);
     }
 
-    fn on_frame(&mut self, event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
+    fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
+        if !self.finished && !self.errored {
+            out.push(ProviderDelta::Error {
+                kind: ErrorKind::Truncated,
+                message: "stream ended before response.completed".to_owned(),
+            });
+        }
+    }
+}
+
+impl ResponsesFrames {
+    fn on_event(&mut self, event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
         let kind = json.get("type").and_then(Value::as_str).unwrap_or(event);
         match kind {
             "response.output_text.delta" => {
@@ -174,17 +185,6 @@ impl FrameHandler for ResponsesFrames {
         }
     }
 
-    fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before response.completed".to_owned(),
-            });
-        }
-    }
-}
-
-impl ResponsesFrames {
     fn on_item_added(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
         let Some(item) = json.get("item") else { return };
         if item.get("type").and_then(Value::as_str) != Some("function_call") {
