@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, dispatch_line, parse_frame};
-use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, slim, str_field};
+use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 use crate::error::AdapterError;
 use crate::framing::eventstream::{EventStreamDecoder, Frame, SkippedFrame};
@@ -115,8 +115,8 @@ impl WireAdapter for BedrockAdapter {
 }
 
 /// An event body, read with a typed skeleton (the `p` padding and the `metrics`
-/// are skipped), then handed on as a slim `Value`.
-#[derive(Deserialize)]
+/// are skipped).
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct BodyIn {
     #[serde(default)]
@@ -133,27 +133,14 @@ struct BodyIn {
     message: Option<Value>,
 }
 
-impl BodyIn {
-    fn into_value(self) -> Value {
-        slim([
-            ("contentBlockIndex", self.content_block_index),
-            ("start", self.start),
-            ("delta", self.delta),
-            ("stopReason", self.stop_reason),
-            ("usage", self.usage),
-            ("message", self.message),
-        ])
-    }
-}
-
 impl FrameHandler for BedrockEvents {
     /// A JSON line: `{"<eventName>": {...}}`.
     fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
-        let Some(events) = parse_frame::<BTreeMap<String, BodyIn>>(data, out) else {
+        let Some(events) = parse_frame::<BTreeMap<&str, BodyIn>>(data, out) else {
             return;
         };
         for (name, body) in events {
-            self.on_event(&name, &body.into_value(), out);
+            self.on_event(name, body, out);
         }
     }
 
@@ -195,11 +182,11 @@ impl BedrockEvents {
                 } else {
                     h.event_type.unwrap_or("")
                 };
-                let body: Value = if frame.payload.iter().all(u8::is_ascii_whitespace) {
-                    Value::Object(Default::default())
+                let body = if frame.payload.iter().all(u8::is_ascii_whitespace) {
+                    BodyIn::default()
                 } else {
                     match serde_json::from_slice::<BodyIn>(frame.payload) {
-                        Ok(body) => body.into_value(),
+                        Ok(body) => body,
                         Err(err) => {
                             out.push(ProviderDelta::malformed(format!(
                                 "bad json in `{name}` frame: {err}"
@@ -209,23 +196,24 @@ impl BedrockEvents {
                     }
                 };
                 if message_type == "exception" {
-                    self.on_exception(name, &body, out);
+                    self.on_exception(name, body.message.as_ref(), out);
                 } else {
-                    self.on_event(name, &body, out);
+                    self.on_event(name, body, out);
                 }
             }
         }
     }
 
-    fn on_event(&mut self, name: &str, body: &Value, out: &mut Vec<ProviderDelta>) {
+    fn on_event(&mut self, name: &str, body: BodyIn, out: &mut Vec<ProviderDelta>) {
         let index = body
-            .get("contentBlockIndex")
+            .content_block_index
+            .as_ref()
             .and_then(Value::as_u64)
             .unwrap_or(0);
         match name {
             "messageStart" | "p" => {}
             "contentBlockStart" => {
-                if let Some(tool) = body.pointer("/start/toolUse") {
+                if let Some(tool) = body.start.as_ref().and_then(|s| s.get("toolUse")) {
                     let key = self.keys.next();
                     self.open_calls.push((index, key));
                     out.push(ProviderDelta::ToolCallStart {
@@ -236,7 +224,7 @@ impl BedrockEvents {
                 }
             }
             "contentBlockDelta" => {
-                let Some(delta) = body.get("delta") else {
+                let Some(delta) = &body.delta else {
                     return;
                 };
                 if let Some(t) = str_field(delta, "text") {
@@ -270,11 +258,14 @@ impl BedrockEvents {
             }
             "messageStop" if !self.finished => {
                 self.finished = true;
-                let reason = str_field(body, "stopReason").unwrap_or("end_turn");
+                let reason = match &body.stop_reason {
+                    Some(Value::String(r)) if !r.is_empty() => r.as_str(),
+                    _ => "end_turn",
+                };
                 out.push(ProviderDelta::finish(stop_reason(reason), reason));
             }
             "metadata" => {
-                if let Some(usage) = body.get("usage") {
+                if let Some(usage) = &body.usage {
                     out.push(ProviderDelta::Usage(Usage {
                         input_tokens: as_u64(usage.get("inputTokens")),
                         output_tokens: as_u64(usage.get("outputTokens")),
@@ -282,14 +273,16 @@ impl BedrockEvents {
                     }));
                 }
             }
-            other if other.ends_with("Exception") => self.on_exception(other, body, out),
+            other if other.ends_with("Exception") => {
+                self.on_exception(other, body.message.as_ref(), out);
+            }
             _ => {}
         }
     }
 
-    fn on_exception(&mut self, name: &str, body: &Value, out: &mut Vec<ProviderDelta>) {
+    fn on_exception(&mut self, name: &str, message: Option<&Value>, out: &mut Vec<ProviderDelta>) {
         self.errored = true;
-        let msg = match body.get("message").or_else(|| body.get("Message")) {
+        let msg = match message {
             Some(m) => error_message(m),
             None => name.to_owned(),
         };

@@ -70,9 +70,9 @@ impl<H: FrameHandler> SseAdapter<H> {
 fn dispatch_sse<H: FrameHandler>(item: SseItem<'_>, handler: &mut H, out: &mut Vec<ProviderDelta>) {
     match item {
         SseItem::Event(ev) => {
-            let data = ev.data.trim();
+            let data = ev.data.trim_ascii();
             if !data.is_empty() {
-                handler.on_data(ev.event, data.as_bytes(), out);
+                handler.on_data(ev.event, data, out);
             }
         }
         SseItem::TooLong { limit } => out.push(too_long(limit)),

@@ -54,9 +54,7 @@ impl LineSplitter {
                 }
                 self.skip_lf = false;
             }
-            let found = self.buf[self.scan..]
-                .iter()
-                .position(|&b| b == b'\n' || b == b'\r');
+            let found = memchr::memchr2(b'\n', b'\r', &self.buf[self.scan..]);
             match found {
                 Some(p) => {
                     let end = self.scan + p;

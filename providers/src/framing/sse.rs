@@ -7,8 +7,9 @@ use super::lines::{LineEvent, LineSplitter};
 pub(crate) struct SseEvent<'a> {
     /// The `event:` field, or `""` when absent.
     pub(crate) event: &'a str,
-    /// The `data:` lines joined with `\n`.
-    pub(crate) data: &'a str,
+    /// The `data:` lines joined with `\n`, as bytes (JSON parsers check UTF-8
+    /// themselves, so it is not checked twice).
+    pub(crate) data: &'a [u8],
 }
 
 /// What the decoder hands to its caller.
@@ -32,7 +33,7 @@ pub(crate) enum SseItem<'a> {
 pub(crate) struct SseDecoder {
     lines: LineSplitter,
     event: String,
-    data: String,
+    data: Vec<u8>,
     has_data: bool,
 }
 
@@ -41,7 +42,7 @@ impl SseDecoder {
         SseDecoder {
             lines: LineSplitter::new(max_line),
             event: String::new(),
-            data: String::new(),
+            data: Vec::new(),
             has_data: false,
         }
     }
@@ -76,7 +77,7 @@ impl SseDecoder {
 fn on_line(
     line: LineEvent<'_>,
     event: &mut String,
-    data: &mut String,
+    data: &mut Vec<u8>,
     has_data: &mut bool,
     on_item: &mut impl FnMut(SseItem<'_>),
 ) {
@@ -91,7 +92,7 @@ fn on_line(
         if *has_data {
             on_item(SseItem::Event(SseEvent {
                 event: event.as_str(),
-                data: data.as_str(),
+                data: data.as_slice(),
             }));
         }
         event.clear();
@@ -112,9 +113,9 @@ fn on_line(
     match name {
         b"data" => {
             if *has_data {
-                data.push('\n');
+                data.push(b'\n');
             }
-            data.push_str(&String::from_utf8_lossy(value));
+            data.extend_from_slice(value);
             *has_data = true;
         }
         b"event" => {

@@ -61,7 +61,10 @@ fn check_sse(input: &str, expect: &[(&str, &str)]) {
         let mut d = SseDecoder::new(1024);
         let mut take = |item: SseItem<'_>| {
             if let SseItem::Event(ev) = item {
-                got.push((ev.event.to_owned(), ev.data.to_owned()));
+                got.push((
+                    ev.event.to_owned(),
+                    String::from_utf8(ev.data.to_vec()).unwrap(),
+                ));
             }
         };
         d.push(&bytes[..cut], &mut take);
