@@ -49,16 +49,3 @@ pub(crate) fn error_message(err: &serde_json::Value) -> String {
         other => other.to_string(),
     }
 }
-
-/// A JSON object of the fields that are present (for handing a typed skeleton's
-/// leaves on as one `Value`).
-pub(crate) fn slim(
-    fields: impl IntoIterator<Item = (&'static str, Option<serde_json::Value>)>,
-) -> serde_json::Value {
-    serde_json::Value::Object(
-        fields
-            .into_iter()
-            .filter_map(|(k, v)| Some((k.to_owned(), v?)))
-            .collect(),
-    )
-}

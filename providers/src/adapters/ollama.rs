@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
-use super::{KeyAlloc, args_text, error_message, id_field, slim, str_field};
+use super::{KeyAlloc, args_text, error_message, id_field, str_field};
 use crate::delta::{ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// Frame handler for `/api/chat` lines.
@@ -38,15 +38,7 @@ impl FrameHandler for OllamaFrames {
         let Some(line) = parse_frame::<LineIn>(data, out) else {
             return;
         };
-        let json = slim([
-            ("error", line.error),
-            ("message", line.message),
-            ("done", line.done),
-            ("done_reason", line.done_reason),
-            ("prompt_eval_count", line.prompt_eval_count),
-            ("eval_count", line.eval_count),
-        ]);
-        self.on_line(json, out);
+        self.on_line(line, out);
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
@@ -60,13 +52,13 @@ impl FrameHandler for OllamaFrames {
 }
 
 impl OllamaFrames {
-    fn on_line(&mut self, json: Value, out: &mut Vec<ProviderDelta>) {
-        if let Some(err) = json.get("error").filter(|e| !e.is_null()) {
+    fn on_line(&mut self, line: LineIn, out: &mut Vec<ProviderDelta>) {
+        if let Some(err) = line.error.filter(|e| !e.is_null()) {
             self.errored = true;
-            out.push(ProviderDelta::provider_error(error_message(err)));
+            out.push(ProviderDelta::provider_error(error_message(&err)));
             return;
         }
-        if let Some(msg) = json.get("message") {
+        if let Some(msg) = &line.message {
             if let Some(t) = str_field(msg, "thinking") {
                 out.push(ProviderDelta::Reasoning(t.to_owned()));
             }
@@ -93,14 +85,17 @@ impl OllamaFrames {
                 }
             }
         }
-        if json.get("done").and_then(Value::as_bool) == Some(true) && !self.finished {
+        if line.done.as_ref().and_then(Value::as_bool) == Some(true) && !self.finished {
             self.finished = true;
             out.push(ProviderDelta::Usage(Usage {
-                input_tokens: as_u64(json.get("prompt_eval_count")),
-                output_tokens: as_u64(json.get("eval_count")),
+                input_tokens: as_u64(line.prompt_eval_count.as_ref()),
+                output_tokens: as_u64(line.eval_count.as_ref()),
                 total_tokens: None,
             }));
-            let reason = str_field(&json, "done_reason").unwrap_or("stop");
+            let reason = match &line.done_reason {
+                Some(Value::String(r)) if !r.is_empty() => r.as_str(),
+                _ => "stop",
+            };
             let stop = match reason {
                 "length" => StopReason::MaxTokens,
                 _ => StopReason::EndTurn,

@@ -1,10 +1,12 @@
 //! OpenAI Responses API SSE: output items, `response.function_call_arguments.delta`, reasoning summaries.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
-use super::{KeyAlloc, args_text, error_message, slim, str_field};
+use super::{KeyAlloc, args_text, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// A function call item, found again by its `output_index` or `item_id`.
@@ -28,11 +30,11 @@ pub(crate) struct ResponsesFrames {
 
 /// An event, read with a typed skeleton: the `response` snapshot carried by
 /// `response.created`/`completed`/... (the whole output so far) is cut down to the
-/// four fields used; the event is then handed on as a slim `Value`.
+/// four fields used.
 #[derive(Deserialize)]
-struct EventIn {
-    #[serde(default, rename = "type")]
-    kind: Option<Value>,
+struct EventIn<'a> {
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
     #[serde(default)]
     delta: Option<Value>,
     #[serde(default)]
@@ -68,26 +70,7 @@ impl FrameHandler for ResponsesFrames {
         let Some(ev) = parse_frame::<EventIn>(data, out) else {
             return;
         };
-        let response = ev.response.map(|r| {
-            slim([
-                ("status", r.status),
-                ("error", r.error),
-                ("incomplete_details", r.incomplete_details),
-                ("usage", r.usage),
-            ])
-        });
-        let json = slim([
-            ("type", ev.kind),
-            ("delta", ev.delta),
-            ("item_id", ev.item_id),
-            ("output_index", ev.output_index),
-            ("item", ev.item),
-            ("arguments", ev.arguments),
-            ("message", ev.message),
-            ("error", ev.error),
-            ("response", response),
-        ]);
-        self.on_event(event, json, out);
+        self.on_event(event, &ev, out);
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
@@ -100,29 +83,33 @@ impl FrameHandler for ResponsesFrames {
     }
 }
 
+/// A leaf's string, if it is a non-empty one.
+fn leaf_str(v: &Option<Value>) -> Option<&str> {
+    v.as_ref()?.as_str().filter(|s| !s.is_empty())
+}
+
 impl ResponsesFrames {
-    fn on_event(&mut self, event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
-        let kind = json.get("type").and_then(Value::as_str).unwrap_or(event);
-        match kind {
+    fn on_event(&mut self, event: &str, ev: &EventIn<'_>, out: &mut Vec<ProviderDelta>) {
+        match ev.kind.as_deref().unwrap_or(event) {
             "response.output_text.delta" => {
-                if let Some(d) = str_field(&json, "delta") {
+                if let Some(d) = leaf_str(&ev.delta) {
                     out.push(ProviderDelta::Text(d.to_owned()));
                 }
             }
             "response.refusal.delta" => {
-                if let Some(d) = str_field(&json, "delta") {
+                if let Some(d) = leaf_str(&ev.delta) {
                     out.push(ProviderDelta::Refusal(d.to_owned()));
                 }
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
-                if let Some(d) = str_field(&json, "delta") {
+                if let Some(d) = leaf_str(&ev.delta) {
                     out.push(ProviderDelta::Reasoning(d.to_owned()));
                 }
             }
-            "response.output_item.added" => self.on_item_added(&json, out),
+            "response.output_item.added" => self.on_item_added(ev, out),
             "response.function_call_arguments.delta" => {
-                if let Some(i) = self.find(&json)
-                    && let Some(d) = str_field(&json, "delta")
+                if let Some(i) = self.find(ev)
+                    && let Some(d) = leaf_str(&ev.delta)
                 {
                     let call = &mut self.calls[i];
                     call.got_args = true;
@@ -134,9 +121,9 @@ impl ResponsesFrames {
             }
             "response.function_call_arguments.done" => {
                 // Only used when no delta carried the arguments.
-                if let Some(i) = self.find(&json)
+                if let Some(i) = self.find(ev)
                     && !self.calls[i].got_args
-                    && let Some(args) = str_field(&json, "arguments")
+                    && let Some(args) = leaf_str(&ev.arguments)
                 {
                     let call = &mut self.calls[i];
                     call.got_args = true;
@@ -146,38 +133,40 @@ impl ResponsesFrames {
                     });
                 }
             }
-            "response.output_item.done" => self.on_item_done(&json, out),
-            "response.completed" => self.on_response_end(&json, StopReason::EndTurn, out),
+            "response.output_item.done" => self.on_item_done(ev, out),
+            "response.completed" => self.on_response_end(ev, StopReason::EndTurn, out),
             "response.incomplete" => {
-                let reason = json
-                    .pointer("/response/incomplete_details/reason")
-                    .and_then(Value::as_str)
+                let reason = ev
+                    .response
+                    .as_ref()
+                    .and_then(|r| r.incomplete_details.as_ref())
+                    .and_then(|d| str_field(d, "reason"))
                     .unwrap_or("");
                 let stop = match reason {
                     "content_filter" => StopReason::ContentFilter,
                     _ => StopReason::MaxTokens,
                 };
-                self.on_response_end(&json, stop, out);
+                self.on_response_end(ev, stop, out);
             }
             "response.failed" => {
                 if !self.errored {
-                    let msg = json
-                        .pointer("/response/error")
+                    let msg = ev
+                        .response
+                        .as_ref()
+                        .and_then(|r| r.error.as_ref())
                         .filter(|e| !e.is_null())
                         .map(error_message)
                         .unwrap_or_else(|| "response failed".to_owned());
                     self.errored = true;
                     out.push(ProviderDelta::provider_error(msg));
                 }
-                self.on_response_end(&json, StopReason::Error, out);
+                self.on_response_end(ev, StopReason::Error, out);
             }
             "error" => {
                 self.errored = true;
-                let msg = match json.get("error").filter(|e| !e.is_null()) {
+                let msg = match ev.error.as_ref().filter(|e| !e.is_null()) {
                     Some(e) => error_message(e),
-                    None => str_field(&json, "message")
-                        .unwrap_or("provider error")
-                        .to_owned(),
+                    None => leaf_str(&ev.message).unwrap_or("provider error").to_owned(),
                 };
                 out.push(ProviderDelta::provider_error(msg));
             }
@@ -185,8 +174,8 @@ impl ResponsesFrames {
         }
     }
 
-    fn on_item_added(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
-        let Some(item) = json.get("item") else { return };
+    fn on_item_added(&mut self, ev: &EventIn<'_>, out: &mut Vec<ProviderDelta>) {
+        let Some(item) = &ev.item else { return };
         if item.get("type").and_then(Value::as_str) != Some("function_call") {
             return;
         }
@@ -206,19 +195,19 @@ impl ResponsesFrames {
         }
         self.calls.push(CallItem {
             key,
-            output_index: json.get("output_index").and_then(Value::as_u64),
+            output_index: ev.output_index.as_ref().and_then(Value::as_u64),
             item_id: str_field(item, "id").map(str::to_owned),
             got_args,
             ended: false,
         });
     }
 
-    fn on_item_done(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
-        let Some(item) = json.get("item") else { return };
+    fn on_item_done(&mut self, ev: &EventIn<'_>, out: &mut Vec<ProviderDelta>) {
+        let Some(item) = &ev.item else { return };
         let item_type = item.get("type").and_then(Value::as_str).unwrap_or("");
         if item_type == "function_call" {
             let status = item.get("status").and_then(Value::as_str);
-            if let Some(i) = self.find(json)
+            if let Some(i) = self.find(ev)
                 && status != Some("incomplete")
                 && !self.calls[i].ended
             {
@@ -255,28 +244,36 @@ impl ResponsesFrames {
         }
     }
 
-    fn on_response_end(&mut self, json: &Value, stop: StopReason, out: &mut Vec<ProviderDelta>) {
+    fn on_response_end(
+        &mut self,
+        ev: &EventIn<'_>,
+        stop: StopReason,
+        out: &mut Vec<ProviderDelta>,
+    ) {
         if self.finished {
             return;
         }
         self.finished = true;
-        if let Some(usage) = json.pointer("/response/usage").filter(|u| u.is_object()) {
+        let response = ev.response.as_ref();
+        if let Some(usage) = response
+            .and_then(|r| r.usage.as_ref())
+            .filter(|u| u.is_object())
+        {
             out.push(ProviderDelta::Usage(Usage {
                 input_tokens: as_u64(usage.get("input_tokens")),
                 output_tokens: as_u64(usage.get("output_tokens")),
                 total_tokens: as_u64(usage.get("total_tokens")),
             }));
         }
-        let raw = json
-            .pointer("/response/status")
-            .and_then(Value::as_str)
+        let raw = response
+            .and_then(|r| leaf_str(&r.status))
             .unwrap_or(stop.as_str());
         out.push(ProviderDelta::finish(stop, raw));
     }
 
-    fn find(&self, json: &Value) -> Option<usize> {
-        let item_id = str_field(json, "item_id")
-            .or_else(|| json.get("item").and_then(|i| str_field(i, "id")));
+    fn find(&self, ev: &EventIn<'_>) -> Option<usize> {
+        let item_id =
+            leaf_str(&ev.item_id).or_else(|| ev.item.as_ref().and_then(|i| str_field(i, "id")));
         if let Some(id) = item_id
             && let Some(i) = self
                 .calls
@@ -285,7 +282,7 @@ impl ResponsesFrames {
         {
             return Some(i);
         }
-        let index = json.get("output_index").and_then(Value::as_u64)?;
+        let index = ev.output_index.as_ref().and_then(Value::as_u64)?;
         self.calls
             .iter()
             .rposition(|c| c.output_index == Some(index))
