@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
-use super::{KeyAlloc, error_message, str_field};
+use super::{KeyAlloc, error_message, str_field, take_str};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// What an open content block is.
@@ -52,14 +52,31 @@ struct EventIn<'a> {
     index: Option<Value>,
     #[serde(default)]
     content_block: Option<Value>,
-    #[serde(default)]
-    delta: Option<Value>,
+    #[serde(default, borrow)]
+    delta: Option<DeltaIn<'a>>,
     #[serde(default)]
     usage: Option<Value>,
     #[serde(default)]
     message: Option<MessageIn>,
     #[serde(default)]
     error: Option<Value>,
+}
+
+/// The `delta` of `content_block_delta` and `message_delta`.
+#[derive(Deserialize)]
+struct DeltaIn<'a> {
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    text: Option<Value>,
+    #[serde(default)]
+    thinking: Option<Value>,
+    #[serde(default)]
+    partial_json: Option<Value>,
+    #[serde(default)]
+    signature: Option<Value>,
+    #[serde(default)]
+    stop_reason: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -86,7 +103,7 @@ impl FrameHandler for AnthropicFrames {
                 }
             }
             "content_block_delta" => {
-                if let Some(delta) = &ev.delta {
+                if let Some(delta) = ev.delta {
                     self.on_block_delta(index, delta, out);
                 }
             }
@@ -95,8 +112,8 @@ impl FrameHandler for AnthropicFrames {
                 if let Some(usage) = ev.usage.filter(Value::is_object) {
                     out.push(ProviderDelta::Usage(usage_of(&usage)));
                 }
-                let reason = ev.delta.as_ref().and_then(|d| str_field(d, "stop_reason"));
-                if let Some(reason) = reason
+                let reason = ev.delta.and_then(|d| take_str(d.stop_reason));
+                if let Some(reason) = reason.as_deref()
                     && !self.finished
                 {
                     self.finished = true;
@@ -179,44 +196,43 @@ impl AnthropicFrames {
         self.blocks.push((index, block));
     }
 
-    fn on_block_delta(&mut self, index: u64, delta: &Value, out: &mut Vec<ProviderDelta>) {
-        let delta_type = delta.get("type").and_then(Value::as_str).unwrap_or("");
+    fn on_block_delta(&mut self, index: u64, delta: DeltaIn<'_>, out: &mut Vec<ProviderDelta>) {
         let block = self
             .blocks
             .iter_mut()
             .rev()
             .find(|(i, _)| *i == index)
             .map(|(_, b)| b);
-        match (delta_type, block) {
+        match (delta.kind.as_deref().unwrap_or(""), block) {
             ("text_delta", _) => {
-                if let Some(t) = str_field(delta, "text") {
-                    out.push(ProviderDelta::Text(t.to_owned()));
+                if let Some(t) = take_str(delta.text) {
+                    out.push(ProviderDelta::Text(t));
                 }
             }
             ("thinking_delta", _) => {
-                if let Some(t) = str_field(delta, "thinking") {
-                    out.push(ProviderDelta::Reasoning(t.to_owned()));
+                if let Some(t) = take_str(delta.thinking) {
+                    out.push(ProviderDelta::Reasoning(t));
                 }
             }
             ("input_json_delta", Some(Block::ToolUse { key, got_args, .. })) => {
-                if let Some(p) = str_field(delta, "partial_json") {
+                if let Some(p) = take_str(delta.partial_json) {
                     *got_args = true;
                     out.push(ProviderDelta::ToolCallArgs {
                         key: *key,
-                        fragment: p.to_owned(),
+                        fragment: p,
                     });
                 }
             }
             ("input_json_delta", Some(Block::ServerTool { input, .. })) => {
-                if let Some(p) = str_field(delta, "partial_json") {
-                    input.push_str(p);
+                if let Some(p) = take_str(delta.partial_json) {
+                    input.push_str(&p);
                 }
             }
             ("signature_delta", _) => {
-                if let Some(s) = str_field(delta, "signature") {
+                if let Some(s) = take_str(delta.signature) {
                     out.push(ProviderDelta::Signature {
                         key: None,
-                        signature: s.to_owned(),
+                        signature: s,
                     });
                 }
             }

@@ -49,3 +49,11 @@ pub(crate) fn error_message(err: &serde_json::Value) -> String {
         other => other.to_string(),
     }
 }
+
+/// Moves a non-empty string out of a leaf.
+pub(crate) fn take_str(v: Option<serde_json::Value>) -> Option<String> {
+    match v? {
+        serde_json::Value::String(s) if !s.is_empty() => Some(s),
+        _ => None,
+    }
+}

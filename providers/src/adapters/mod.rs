@@ -11,5 +11,5 @@ mod openai_chat;
 mod openai_responses;
 mod wire;
 
-pub(crate) use fields::{KeyAlloc, args_text, error_message, id_field, str_field};
+pub(crate) use fields::{KeyAlloc, args_text, error_message, id_field, str_field, take_str};
 pub use wire::{AdapterConfig, Wire, WireAdapter};

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
 use super::json_close::JsonCloseTracker;
-use super::{KeyAlloc, error_message, str_field};
+use super::{KeyAlloc, error_message, str_field, take_str};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// The wire index used for the legacy `function_call` (it has none).
@@ -145,14 +145,6 @@ impl FrameHandler for OpenAiChatFrames {
                 message: "stream ended before a finish reason".to_owned(),
             });
         }
-    }
-}
-
-/// Moves a non-empty string out of a leaf.
-fn take_str(v: Option<Value>) -> Option<String> {
-    match v? {
-        Value::String(s) if !s.is_empty() => Some(s),
-        _ => None,
     }
 }
 
