@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, dispatch_line, parse_frame};
-use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, str_field};
+use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, str_field, take_str};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 use crate::error::AdapterError;
 use crate::framing::eventstream::{EventStreamDecoder, Frame, SkippedFrame};
@@ -124,13 +124,39 @@ struct BodyIn {
     #[serde(default)]
     start: Option<Value>,
     #[serde(default)]
-    delta: Option<Value>,
+    delta: Option<DeltaIn>,
     #[serde(default)]
     stop_reason: Option<Value>,
     #[serde(default)]
     usage: Option<Value>,
     #[serde(default, alias = "Message")]
     message: Option<Value>,
+}
+
+/// The `delta` of `contentBlockDelta`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DeltaIn {
+    #[serde(default)]
+    text: Option<Value>,
+    #[serde(default)]
+    tool_use: Option<ToolUseDeltaIn>,
+    #[serde(default)]
+    reasoning_content: Option<ReasoningDeltaIn>,
+}
+
+#[derive(Deserialize)]
+struct ToolUseDeltaIn {
+    #[serde(default)]
+    input: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct ReasoningDeltaIn {
+    #[serde(default)]
+    text: Option<Value>,
+    #[serde(default)]
+    signature: Option<Value>,
 }
 
 impl FrameHandler for BedrockEvents {
@@ -224,29 +250,29 @@ impl BedrockEvents {
                 }
             }
             "contentBlockDelta" => {
-                let Some(delta) = &body.delta else {
+                let Some(delta) = body.delta else {
                     return;
                 };
-                if let Some(t) = str_field(delta, "text") {
-                    out.push(ProviderDelta::Text(t.to_owned()));
+                if let Some(t) = take_str(delta.text) {
+                    out.push(ProviderDelta::Text(t));
                 }
-                if let Some(reasoning) = delta.get("reasoningContent") {
-                    if let Some(t) = str_field(reasoning, "text") {
-                        out.push(ProviderDelta::Reasoning(t.to_owned()));
+                if let Some(reasoning) = delta.reasoning_content {
+                    if let Some(t) = take_str(reasoning.text) {
+                        out.push(ProviderDelta::Reasoning(t));
                     }
-                    if let Some(s) = str_field(reasoning, "signature") {
+                    if let Some(s) = take_str(reasoning.signature) {
                         out.push(ProviderDelta::Signature {
                             key: None,
-                            signature: s.to_owned(),
+                            signature: s,
                         });
                     }
                 }
-                if let Some(input) = delta.get("toolUse").and_then(|t| str_field(t, "input"))
+                if let Some(input) = delta.tool_use.and_then(|t| take_str(t.input))
                     && let Some(&(_, key)) = self.open_calls.iter().rev().find(|(i, _)| *i == index)
                 {
                     out.push(ProviderDelta::ToolCallArgs {
                         key,
-                        fragment: input.to_owned(),
+                        fragment: input,
                     });
                 }
             }

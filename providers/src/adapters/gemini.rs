@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::driver::{FrameHandler, bad_json_message};
-use super::{KeyAlloc, error_message, str_field};
+use super::{KeyAlloc, error_message, str_field, take_str};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64, object_text};
 
 /// A Vertex call whose arguments arrive as `partialArgs` (`willContinue: true`).
@@ -51,7 +51,20 @@ struct CandidateIn {
 #[derive(Deserialize)]
 struct ContentIn {
     #[serde(default)]
-    parts: Option<Vec<Value>>,
+    parts: Option<Vec<PartIn>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PartIn {
+    #[serde(default)]
+    text: Option<Value>,
+    #[serde(default)]
+    thought: Option<Value>,
+    #[serde(default)]
+    function_call: Option<Value>,
+    #[serde(default)]
+    thought_signature: Option<Value>,
 }
 
 impl FrameHandler for GeminiFrames {
@@ -95,7 +108,7 @@ impl GeminiFrames {
         let candidate = response.candidates.and_then(|c| c.into_iter().next());
         if let Some(candidate) = candidate {
             let parts = candidate.content.and_then(|c| c.parts);
-            for part in parts.iter().flatten() {
+            for part in parts.into_iter().flatten() {
                 self.on_part(part, out);
             }
             if let Some(Value::String(reason)) = candidate.finish_reason
@@ -121,19 +134,20 @@ impl GeminiFrames {
         }
     }
 
-    fn on_part(&mut self, part: &Value, out: &mut Vec<ProviderDelta>) {
-        if let Some(text) = str_field(part, "text") {
-            if part.get("thought").and_then(Value::as_bool) == Some(true) {
-                out.push(ProviderDelta::Reasoning(text.to_owned()));
+    fn on_part(&mut self, part: PartIn, out: &mut Vec<ProviderDelta>) {
+        if let Some(text) = take_str(part.text) {
+            if part.thought.as_ref().and_then(Value::as_bool) == Some(true) {
+                out.push(ProviderDelta::Reasoning(text));
             } else {
-                out.push(ProviderDelta::Text(text.to_owned()));
+                out.push(ProviderDelta::Text(text));
             }
         }
-        let Some(call) = part.get("functionCall").and_then(Value::as_object) else {
-            if let Some(sig) = str_field(part, "thoughtSignature") {
+        let signature = take_str(part.thought_signature);
+        let Some(Value::Object(call)) = part.function_call else {
+            if let Some(sig) = signature {
                 out.push(ProviderDelta::Signature {
                     key: None,
-                    signature: sig.to_owned(),
+                    signature: sig,
                 });
             }
             return;
@@ -164,10 +178,10 @@ impl GeminiFrames {
             if let Some(partial) = call.get("partialArgs").and_then(Value::as_array) {
                 apply_partial_args(&mut args, partial);
             }
-            if let Some(sig) = str_field(part, "thoughtSignature") {
+            if let Some(sig) = signature {
                 out.push(ProviderDelta::Signature {
                     key: Some(key),
-                    signature: sig.to_owned(),
+                    signature: sig,
                 });
             }
             if will_continue {
