@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
-use super::{KeyAlloc, args_text, error_message, id_field, str_field};
+use super::{KeyAlloc, args_text, error_message, id_field, str_field, take_str};
 use crate::delta::{ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// Frame handler for `/api/chat` lines.
@@ -22,7 +22,7 @@ struct LineIn {
     #[serde(default)]
     error: Option<Value>,
     #[serde(default)]
-    message: Option<Value>,
+    message: Option<MessageIn>,
     #[serde(default)]
     done: Option<Value>,
     #[serde(default)]
@@ -31,6 +31,16 @@ struct LineIn {
     prompt_eval_count: Option<Value>,
     #[serde(default)]
     eval_count: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct MessageIn {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    thinking: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<Value>>,
 }
 
 impl FrameHandler for OllamaFrames {
@@ -58,14 +68,14 @@ impl OllamaFrames {
             out.push(ProviderDelta::provider_error(error_message(&err)));
             return;
         }
-        if let Some(msg) = &line.message {
-            if let Some(t) = str_field(msg, "thinking") {
-                out.push(ProviderDelta::Reasoning(t.to_owned()));
+        if let Some(msg) = line.message {
+            if let Some(t) = take_str(msg.thinking) {
+                out.push(ProviderDelta::Reasoning(t));
             }
-            if let Some(t) = str_field(msg, "content") {
-                out.push(ProviderDelta::Text(t.to_owned()));
+            if let Some(t) = take_str(msg.content) {
+                out.push(ProviderDelta::Text(t));
             }
-            if let Some(calls) = msg.get("tool_calls").and_then(Value::as_array) {
+            if let Some(calls) = &msg.tool_calls {
                 for call in calls {
                     let func = call.get("function").unwrap_or(&Value::Null);
                     let key = self.keys.next();
