@@ -34,9 +34,21 @@ struct ResponseIn {
     #[serde(default)]
     prompt_feedback: Option<Value>,
     #[serde(default)]
-    usage_metadata: Option<Value>,
+    usage_metadata: Option<UsageIn>,
     #[serde(default)]
     error: Option<Value>,
+}
+
+/// Token counts (sent on every chunk; only the last is used).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UsageIn {
+    #[serde(default)]
+    prompt_token_count: Option<Value>,
+    #[serde(default)]
+    candidates_token_count: Option<Value>,
+    #[serde(default)]
+    total_token_count: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -337,10 +349,10 @@ fn finish_reason(reason: &str) -> StopReason {
     }
 }
 
-fn usage_of(usage: &Value) -> Usage {
+fn usage_of(usage: &UsageIn) -> Usage {
     Usage {
-        input_tokens: as_u64(usage.get("promptTokenCount")),
-        output_tokens: as_u64(usage.get("candidatesTokenCount")),
-        total_tokens: as_u64(usage.get("totalTokenCount")),
+        input_tokens: as_u64(usage.prompt_token_count.as_ref()),
+        output_tokens: as_u64(usage.candidates_token_count.as_ref()),
+        total_tokens: as_u64(usage.total_token_count.as_ref()),
     }
 }
