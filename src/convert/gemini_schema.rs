@@ -195,10 +195,10 @@ impl GeminiReducer<'_> {
             }
         }
         // After the loop, so that a description the enum extends is already there.
-        if let Some(values) = input.get("enum") {
-            if let Some(t) = self.enumeration(values, &mut out, path) {
-                gemini_type.get_or_insert(t);
-            }
+        if let Some(values) = input.get("enum")
+            && let Some(t) = self.enumeration(values, &mut out, path)
+        {
+            gemini_type.get_or_insert(t);
         }
         if let Some(Value::String(format)) = input.get("format") {
             let allowed: &[&str] = match gemini_type {

@@ -348,10 +348,10 @@ fn make_nullable(schema: Value) -> Value {
             return json!({"anyOf": [Value::Object(map), {"type": "null"}]});
         }
     }
-    if let Some(Value::Array(values)) = map.get_mut("enum") {
-        if !values.contains(&Value::Null) {
-            values.push(Value::Null);
-        }
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
     }
     Value::Object(map)
 }

@@ -210,16 +210,15 @@ fn example_call(tool: &Tool) -> String {
     if let Value::Object(example) = example_value(root, root, 0) {
         arguments = example;
     }
-    if arguments.is_empty() {
-        if let Some((name, prop)) = root
+    if arguments.is_empty()
+        && let Some((name, prop)) = root
             .get("properties")
             .and_then(Value::as_object)
             .and_then(|p| p.iter().next())
-        {
-            let empty = Map::new();
-            let prop = prop.as_object().unwrap_or(&empty);
-            arguments.insert(name.clone(), example_value(root, prop, 1));
-        }
+    {
+        let empty = Map::new();
+        let prop = prop.as_object().unwrap_or(&empty);
+        arguments.insert(name.clone(), example_value(root, prop, 1));
     }
     let mut out = call_text(&tool.name, &arguments);
     out.push('\n');

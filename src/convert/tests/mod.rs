@@ -1,5 +1,7 @@
 //! Converter tests: every expectation is hand-written from the provider docs.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap
+
 mod assistant;
 mod declarations;
 mod gemini;
