@@ -104,11 +104,16 @@ impl GeminiReducer<'_> {
         for (key, value) in input {
             match key.as_str() {
                 "type" | "anyOf" | "oneOf" | "allOf" | "required" => {}
-                "nullable" => {
-                    out.insert(key.clone(), value.clone());
-                }
-                _ if KEPT.contains(&key.as_str()) => {
-                    out.insert(key.clone(), value.clone());
+                _ if KEPT.contains(&key.as_str()) || key == "nullable" => {
+                    if kept_value_ok(key, value) {
+                        out.insert(key.clone(), value.clone());
+                    } else {
+                        self.drop_keyword(
+                            path,
+                            key,
+                            &format!("its value `{value}` has the wrong type"),
+                        );
+                    }
                 }
                 "properties" => {
                     let Value::Object(props) = value else {
@@ -460,10 +465,23 @@ impl GeminiReducer<'_> {
     }
 }
 
+/// Whether a kept keyword's value has the type Gemini's `Schema` declares.
+fn kept_value_ok(key: &str, value: &Value) -> bool {
+    match key {
+        "title" | "description" | "pattern" => value.is_string(),
+        "nullable" => value.is_boolean(),
+        "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties" => {
+            value.is_u64()
+        }
+        "minimum" | "maximum" => value.is_number(),
+        _ => true,
+    }
+}
+
 /// Copies `title` and `description` of `from` over those of `to`.
 fn copy_text(from: &JsonObject, to: &mut JsonObject) {
     for key in ["title", "description"] {
-        if let Some(v) = from.get(key) {
+        if let Some(v) = from.get(key).filter(|v| v.is_string()) {
             to.insert(key.to_owned(), v.clone());
         }
     }

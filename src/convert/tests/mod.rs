@@ -5,6 +5,7 @@
 mod assistant;
 mod declarations;
 mod gemini;
+mod never_panics;
 mod odd_input;
 mod results;
 mod strict;

@@ -87,3 +87,17 @@ fn unknown_image_types_and_bad_base64_become_placeholders() {
                "content": "[image image/x-weird, 13 bytes]\n[image , 0 bytes]"}),
     );
 }
+
+/// Found by the property test: a kept keyword whose value has the wrong type
+/// (here `nullable` holding an object) was copied into the Gemini schema.
+#[test]
+fn gemini_drops_kept_keywords_with_wrong_value_types() {
+    let schema = json!({"type": "object", "nullable": {"oneOf": null}, "description": 5,
+                        "properties": {"a": {"type": "string", "minLength": -1}}});
+    let (reduced, notes) = gemini_schema("t", &schema);
+    check(
+        &reduced,
+        json!({"type": "OBJECT", "properties": {"a": {"type": "STRING"}}}),
+    );
+    assert_eq!(notes.len(), 3);
+}
