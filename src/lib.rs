@@ -20,6 +20,7 @@ pub use crate::core::{
     ToolShape, WireFormat, new_call_id,
 };
 pub use context::{ClientPeer, ToolContext};
+pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
 pub use hub::{Hub, HubBuilder};
 pub use registry::{
     RegisteredTool, RegistryChange, RegistryError, ToolError, ToolHandler, ToolPage, ToolRegistry,

@@ -78,9 +78,15 @@ fn bedrock_tools_are_tool_specs_with_json_schema() {
 #[test]
 fn ollama_tools_follow_the_openai_shape() {
     check(
-        &ollama::tools(&[read_file()]),
-        json!([{"type": "function", "function": {
-            "name": "read_file", "description": "Read a file.", "parameters": read_file_schema()}}]),
+        &ollama::tools(&three_tools()),
+        json!([
+            {"type": "function", "function": {
+                "name": "read_file", "description": "Read a file.", "parameters": read_file_schema()}},
+            {"type": "function", "function": {
+                "name": "create_issue", "description": "Open an issue.", "parameters": create_issue_schema()}},
+            {"type": "function", "function": {
+                "name": "get_time", "description": "Current time", "parameters": {"type": "object"}}}
+        ]),
     );
 }
 
