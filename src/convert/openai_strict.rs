@@ -83,12 +83,11 @@ pub fn strict_schema(tool: &str, schema: &JsonObject) -> StrictSchema {
         walker.walk_object(schema, "", 0, 0)
     };
     let schema = match outcome {
-        Ok(Value::Object(mut out)) => {
-            if let Some(defs) = walker.walk_defs(schema) {
-                out.extend(defs);
-            }
-            Some(out)
-        }
+        // A definition strict mode cannot express voids the whole schema.
+        Ok(Value::Object(mut out)) => walker.walk_defs(schema).map(|defs| {
+            out.extend(defs);
+            out
+        }),
         Ok(_) | Err(Fallback) => None,
     };
     // A fallback voids the rewrite: only the fallback note stays meaningful.
@@ -244,6 +243,9 @@ impl StrictWalker<'_> {
         }
         let types = declared_types(input);
         let is_object = types.contains(&"object") || input.contains_key("properties");
+        if path.is_empty() && !is_object {
+            return self.fallback(path, "the root is not an object schema");
+        }
         if is_object {
             self.object(input, &mut out, path, nesting + 1, depth)?;
         } else if types.is_empty()

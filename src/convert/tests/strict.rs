@@ -198,6 +198,12 @@ fn other_inexpressible_schemas_fall_back() {
         ),
         (json!({"anyOf": [{"type": "object"}]}), ""),
         (json!({"type": "object", "additionalProperties": true}), ""),
+        (json!({"type": "string"}), ""),
+        (
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/m"}},
+                   "$defs": {"m": {"type": "object"}}}),
+            "/$defs/m",
+        ),
     ] {
         let out = strict_schema("t", &object(schema.clone()));
         assert!(out.schema.is_none(), "{schema} should fall back");
