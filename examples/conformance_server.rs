@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolrouter::rmcp::model::{
-    CallToolResult, ContentBlock, CreateMessageRequestParams, GetPromptResult, InputRequiredResult,
-    LoggingLevel, Prompt, PromptArgument, Resource, ResourceContents, ResourceTemplate,
-    SamplingMessage, Tool,
+    CallToolResult, ClientCapabilities, ContentBlock, CreateMessageRequestParams, GetPromptResult,
+    InputRequiredResult, LoggingLevel, Prompt, PromptArgument, Resource, ResourceContents,
+    ResourceTemplate, SamplingMessage, Tool,
 };
 use toolrouter::server::PromptRequest;
 use toolrouter::{
@@ -402,6 +402,42 @@ fn ask(
 /// The multi-round (`input_required`) fixtures of the 2026-07-28 suite.
 fn register_mrtr_tools(hub: &Hub) -> Result<(), Box<dyn std::error::Error>> {
     let reg = hub.registry();
+    reg.register_fn(
+        tool(
+            "test_streaming_elicitation",
+            "Reports progress on the response stream",
+            no_args(),
+        ),
+        |_, ctx: ToolContext| async move {
+            ctx.progress(50.0, Some(100.0), None).await;
+            text("Streaming complete")
+        },
+    )?;
+    reg.register_fn(
+        tool(
+            "test_logging_tool",
+            "Logs only when the request asks for a log level",
+            no_args(),
+        ),
+        |_, ctx: ToolContext| async move {
+            ctx.log(LoggingLevel::Info, json!("test_logging_tool ran"))
+                .await;
+            text("Logging complete")
+        },
+    )?;
+    reg.register_fn(
+        tool(
+            "test_missing_capability",
+            "Needs the client's sampling capability",
+            no_args(),
+        ),
+        |_, ctx: ToolContext| async move {
+            ctx.require_client_capabilities(
+                ClientCapabilities::builder().enable_sampling().build(),
+            )?;
+            text("Success")
+        },
+    )?;
     reg.register_fn(
         tool(
             "test_input_required_result_elicitation",

@@ -60,7 +60,16 @@ pub struct ToolContext {
 struct InputRound {
     responses: Option<InputResponses>,
     request_state: Option<String>,
-    required: Mutex<Option<InputRequiredResult>>,
+    required: Mutex<Option<RoundEnd>>,
+}
+
+/// How a handler asked the server to end this round instead of with its result.
+#[derive(Debug, Clone)]
+pub(crate) enum RoundEnd {
+    /// Answer `resultType: "input_required"`.
+    InputRequired(InputRequiredResult),
+    /// Answer the protocol error for a capability the client did not declare.
+    MissingCapability(ClientCapabilities),
 }
 
 /// The user's answer to an elicitation, as a handler receives it.
@@ -139,13 +148,44 @@ impl ToolContext {
                 "input_required results need an MCP client: this call has none",
             ));
         };
-        *round.required.lock().unwrap_or_else(|p| p.into_inner()) = Some(request);
+        *round.required.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(RoundEnd::InputRequired(request));
         Ok(CallToolResult::success(Vec::new()))
     }
 
-    /// Takes the input request a handler made with
-    /// [`require_input`](Self::require_input), if any.
-    pub(crate) fn take_input_required(&self) -> Option<InputRequiredResult> {
+    /// Checks that the client declared every capability set in `required`
+    /// (sampling, elicitation, roots). If it did not, the call fails; over MCP
+    /// the client gets the protocol's missing-capability error (-32021).
+    pub fn require_client_capabilities(
+        &self,
+        required: ClientCapabilities,
+    ) -> Result<(), ToolError> {
+        let declared = self.client_capabilities().unwrap_or_default();
+        let mut missing = Vec::new();
+        if required.sampling.is_some() && declared.sampling.is_none() {
+            missing.push("sampling");
+        }
+        if required.elicitation.is_some() && declared.elicitation.is_none() {
+            missing.push("elicitation");
+        }
+        if required.roots.is_some() && declared.roots.is_none() {
+            missing.push("roots");
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if let Some(round) = &self.input {
+            *round.required.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(RoundEnd::MissingCapability(required));
+        }
+        Err(ToolError::new(format!(
+            "the client did not declare the {} capability this tool needs",
+            missing.join(" and ")
+        )))
+    }
+
+    /// Takes how the handler asked to end this round, if it did.
+    pub(crate) fn take_round_end(&self) -> Option<RoundEnd> {
         let round = self.input.as_ref()?;
         round
             .required

@@ -16,9 +16,10 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
     GetPromptRequestParams, GetPromptResponse, Implementation, InputRequiredResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Reference, ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Reference, ResultType, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, SubscriptionContext};
 use tokio::task::JoinHandle;
@@ -27,7 +28,7 @@ use super::peer::{LogThreshold, RmcpClientPeer};
 use super::prompts::{PromptError, PromptRequest};
 use super::resources::{ResourceChange, ResourceError};
 use super::state::StateSigner;
-use crate::context::ToolContext;
+use crate::context::{RoundEnd, ToolContext};
 use crate::exec::ExecError;
 use crate::hub::Hub;
 
@@ -315,10 +316,20 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
+        // Protocol 2026-07-28 has no session: a request logs only at the level
+        // its own `_meta` asks for. Older sessions use `logging/setLevel`.
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let log_threshold = match context.meta.log_level() {
+            Some(level) => Arc::new(LogThreshold::at(level)),
+            None if stateless => Arc::new(LogThreshold::off()),
+            None => self.connection.log_threshold.clone(),
+        };
         let peer = RmcpClientPeer::new(
             context.peer.clone(),
             context.meta.get_progress_token(),
-            self.connection.log_threshold.clone(),
+            log_threshold,
             context.client_capabilities(),
         );
         let ctx = ToolContext::new(context.id.to_string(), name.clone())
@@ -331,11 +342,17 @@ impl ServerHandler for McpServer {
         let input_slot = ctx.clone();
         let args = request.arguments.unwrap_or_default();
         match self.hub.executor().try_execute(&name, args, ctx).await {
-            Ok(result) => match input_slot.take_input_required() {
-                Some(input_required) => Ok(CallToolResponse::InputRequired(
-                    self.seal_state(input_required)?,
-                )),
-                None => Ok(CallToolResponse::Complete(result)),
+            Ok(mut result) => match input_slot.take_round_end() {
+                Some(RoundEnd::InputRequired(input_required)) => Ok(
+                    CallToolResponse::InputRequired(self.seal_state(input_required)?),
+                ),
+                Some(RoundEnd::MissingCapability(required)) => {
+                    Err(McpError::missing_required_client_capability(required))
+                }
+                None => {
+                    result.result_type.get_or_insert(ResultType::COMPLETE);
+                    Ok(CallToolResponse::Complete(result))
+                }
             },
             Err(e @ ExecError::UnknownTool { .. }) => {
                 let ExecError::UnknownTool { suggestions, .. } = &e;
@@ -478,6 +495,10 @@ impl ServerHandler for McpServer {
         match self.hub.prompts().get(&request.name, prompt_request).await {
             Ok(GetPromptResponse::InputRequired(input)) => {
                 Ok(GetPromptResponse::InputRequired(self.seal_state(input)?))
+            }
+            Ok(GetPromptResponse::Complete(mut result)) => {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                Ok(GetPromptResponse::Complete(result))
             }
             Ok(response) => Ok(response),
             Err(e @ (PromptError::NotFound(_) | PromptError::MissingArgument { .. })) => {

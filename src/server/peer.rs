@@ -27,6 +27,16 @@ impl LogThreshold {
         Self(AtomicU8::new(level_rank(LoggingLevel::Info)))
     }
 
+    /// A threshold for one request that chose `level` itself.
+    pub(crate) fn at(level: LoggingLevel) -> Self {
+        Self(AtomicU8::new(level_rank(level)))
+    }
+
+    /// A threshold that lets nothing through.
+    pub(crate) fn off() -> Self {
+        Self(AtomicU8::new(u8::MAX))
+    }
+
     pub(crate) fn set(&self, level: LoggingLevel) {
         self.0.store(level_rank(level), Ordering::Relaxed);
     }
