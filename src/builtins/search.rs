@@ -61,10 +61,8 @@ pub(crate) fn search_files(
             continue;
         }
         let relative = workspace.display(entry.path());
-        if let Some(pattern) = &pattern {
-            if !pattern.matches(&relative) {
-                continue;
-            }
+        if pattern.as_ref().is_some_and(|p| !p.matches(&relative)) {
+            continue;
         }
         match entry.metadata() {
             Ok(m) if m.len() > request.max_file_bytes => {

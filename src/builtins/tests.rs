@@ -1,5 +1,6 @@
 //! Unit tests of the built-in tools' pure parts: arithmetic and file patterns.
 //! Every expected value is worked out by hand.
+#![allow(clippy::unwrap_used)]
 
 use super::expr::{CalcError, evaluate, format_number};
 use super::search::FilePattern;
