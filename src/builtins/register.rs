@@ -129,7 +129,12 @@ fn input_schema<A: JsonSchema>() -> Arc<JsonObject> {
         .into_generator()
         .into_root_schema_for::<A>();
     match serde_json::to_value(schema) {
-        Ok(serde_json::Value::Object(map)) => Arc::new(map),
+        Ok(serde_json::Value::Object(mut map)) => {
+            // The Rust type's name and doc line mean nothing to a model.
+            map.remove("title");
+            map.remove("description");
+            Arc::new(map)
+        }
         _ => Arc::new(JsonObject::new()),
     }
 }
@@ -398,9 +403,7 @@ struct SearchFilesArgs {
     /// The regular expression (Rust `regex` syntax) to find in each line.
     #[schemars(length(min = 1))]
     regex: String,
-    /// Only search files matching this glob: `*.rs` matches file names; a pattern with
-    /// a `/` such as `src/**/*.rs` matches paths relative to the workspace root.
-    /// `*`, `?`, `**` and `{a,b}` are supported.
+    /// Only search files matching this glob (`*`, `?`, `**`, `{a,b}`): `*.rs` matches file names, a pattern with a `/` such as `src/**/*.rs` matches paths relative to the workspace root.
     file_pattern: Option<String>,
     /// Whether letter case is ignored (default false).
     #[serde(default)]

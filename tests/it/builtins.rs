@@ -714,3 +714,17 @@ async fn a_workspace_given_through_a_link_or_dots_still_confines() {
     let err = call_err(&registry, "read_file", json!({"path": "../secret.txt"})).await;
     assert!(err.contains("is outside the workspace root"), "{err}");
 }
+
+#[tokio::test]
+async fn input_schemas_are_plain_object_schemas() {
+    let fx = fixture();
+    let read = fx.registry.get("read_file").unwrap();
+    let schema = &read.definition().input_schema;
+    assert_eq!(schema.get("type"), Some(&json!("object")));
+    assert_eq!(schema.get("required"), Some(&json!(["path"])));
+    assert!(schema.get("title").is_none());
+    let props = schema.get("properties").unwrap().as_object().unwrap();
+    let keys: Vec<&str> = props.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["path", "start_line", "end_line"]);
+    assert_eq!(props["start_line"]["minimum"], json!(1));
+}
