@@ -283,3 +283,94 @@ fn file_patterns() {
         assert!(err.message().contains("invalid file_pattern"), "{err}");
     }
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::super::expr::evaluate;
+
+    /// A small expression tree with its exact integer value as the oracle.
+    #[derive(Debug, Clone)]
+    enum Tree {
+        Leaf(i64),
+        Op(char, Box<Tree>, Box<Tree>),
+        Neg(Box<Tree>),
+    }
+
+    impl Tree {
+        fn value(&self) -> i64 {
+            match self {
+                Tree::Leaf(n) => *n,
+                Tree::Neg(t) => -t.value(),
+                Tree::Op('+', a, b) => a.value() + b.value(),
+                Tree::Op('-', a, b) => a.value() - b.value(),
+                Tree::Op(_, a, b) => a.value() * b.value(),
+            }
+        }
+
+        /// Fully parenthesised, with the given spacing.
+        fn render(&self, space: &str) -> String {
+            match self {
+                Tree::Leaf(n) => n.to_string(),
+                Tree::Neg(t) => format!("-({})", t.render(space)),
+                Tree::Op(op, a, b) => {
+                    format!("({}{space}{op}{space}{})", a.render(space), b.render(space))
+                }
+            }
+        }
+    }
+
+    fn tree() -> impl Strategy<Value = Tree> {
+        (0i64..10)
+            .prop_map(Tree::Leaf)
+            .prop_recursive(3, 16, 2, |inner| {
+                prop_oneof![
+                    (
+                        prop::sample::select(vec!['+', '-', '*']),
+                        inner.clone(),
+                        inner.clone()
+                    )
+                        .prop_map(|(op, a, b)| Tree::Op(
+                            op,
+                            Box::new(a),
+                            Box::new(b)
+                        )),
+                    inner.prop_map(|t| Tree::Neg(Box::new(t))),
+                ]
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn parenthesised_integer_arithmetic_matches_the_oracle(
+            t in tree(),
+            space in prop::sample::select(vec!["", " ", "\t"]),
+        ) {
+            let text = t.render(space);
+            prop_assert_eq!(evaluate(&text), Ok(t.value() as f64), "{}", text);
+        }
+
+        #[test]
+        fn flat_chains_fold_left(
+            first in 0i64..1000,
+            rest in prop::collection::vec((prop::sample::select(vec!['+', '-']), 0i64..1000), 0..40),
+        ) {
+            let mut text = first.to_string();
+            let mut expect = first;
+            for (op, n) in &rest {
+                text.push(*op);
+                text.push_str(&n.to_string());
+                expect = if *op == '+' { expect + n } else { expect - n };
+            }
+            prop_assert_eq!(evaluate(&text), Ok(expect as f64), "{}", text);
+        }
+
+        #[test]
+        fn any_input_gives_a_value_or_an_error(text in "[0-9.eE+*/%^() ,a-z-]{0,300}") {
+            // Whatever the input, evaluation returns; a finite value if Ok.
+            if let Ok(value) = evaluate(&text) {
+                prop_assert!(value.is_finite());
+            }
+        }
+    }
+}
