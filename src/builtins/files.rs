@@ -212,7 +212,8 @@ pub(crate) fn list_files(
         .sort_by_file_name();
     let mut lines = Vec::new();
     let mut truncated = false;
-    for entry in walker {
+    let mut entries = walker.into_iter();
+    while let Some(entry) = entries.next() {
         if cancel.is_cancelled() {
             return Err(ToolError::new("cancelled"));
         }
@@ -233,6 +234,10 @@ pub(crate) fn list_files(
             line.push('/');
         }
         lines.push(line);
+        if is_vcs_dir(&entry) {
+            // Listed, but its thousands of object files are not.
+            entries.skip_current_dir();
+        }
     }
     if lines.is_empty() {
         return Ok(format!("`{shown}` is empty"));
@@ -251,4 +256,10 @@ pub(crate) fn io_error(doing: &str, shown: &str, e: std::io::Error) -> ToolError
         std::io::ErrorKind::NotFound => ToolError::new(format!("`{shown}` does not exist")),
         _ => ToolError::new(format!("cannot {doing} `{shown}`: {e}")),
     }
+}
+
+/// Whether a walked entry is a `.git` directory below the starting point: the
+/// recursive tools show it but do not descend into it.
+pub(crate) fn is_vcs_dir(entry: &walkdir::DirEntry) -> bool {
+    entry.depth() > 0 && entry.file_type().is_dir() && entry.file_name() == ".git"
 }

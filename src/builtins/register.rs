@@ -366,8 +366,8 @@ fn list_files_tool(
     let description = format!(
         "Lists a directory inside the workspace, one entry per line as a path relative to \
          the workspace root, directories ending in `/`, in name order; with recursive, \
-         the whole tree below it. Symbolic links are listed, never followed. At most {limit} \
-         entries."
+         the whole tree below it (a `.git` directory is listed but not descended into). \
+         Symbolic links are listed, never followed. At most {limit} entries."
     );
     let tool = definition::<ListFilesArgs>("list_files", "List files", description, read_only());
     let workspace = workspace.clone();
@@ -422,8 +422,8 @@ fn search_files_tool(
     let description = format!(
         "Searches the text files under a directory of the workspace for lines matching a \
          regular expression and returns one `path:line: text` line per match, paths \
-         relative to the workspace root. Binary files, files over {max_file_bytes} bytes \
-         and symbolic links are skipped. At most {limit} matches."
+         relative to the workspace root. Binary files, files over {max_file_bytes} bytes, \
+         symbolic links and `.git` directories are skipped. At most {limit} matches."
     );
     let tool =
         definition::<SearchFilesArgs>("search_files", "Search files", description, read_only());

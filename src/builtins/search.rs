@@ -6,7 +6,7 @@ use std::fs;
 use regex::{Regex, RegexBuilder};
 use tokio_util::sync::CancellationToken;
 
-use super::files::io_error;
+use super::files::{io_error, is_vcs_dir};
 use super::workspace::Workspace;
 use crate::registry::ToolError;
 
@@ -50,7 +50,9 @@ pub(crate) fn search_files(
     let mut n_skipped_large = 0usize;
     let walker = walkdir::WalkDir::new(&base)
         .follow_links(false)
-        .sort_by_file_name();
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| !is_vcs_dir(entry));
     'files: for entry in walker {
         if cancel.is_cancelled() {
             return Err(ToolError::new("cancelled"));

@@ -728,3 +728,51 @@ async fn input_schemas_are_plain_object_schemas() {
     assert_eq!(keys, ["path", "start_line", "end_line"]);
     assert_eq!(props["start_line"]["minimum"], json!(1));
 }
+
+#[tokio::test]
+async fn git_directories_are_listed_but_not_walked() {
+    let fx = fixture();
+    write(&fx.root.join(".git/HEAD"), "ref: refs/heads/main\n");
+    write(&fx.root.join(".git/objects/ab/cdef"), "fn hidden() {}\n");
+    let listing = call_ok(&fx.registry, "list_files", json!({"recursive": true})).await;
+    assert_eq!(
+        listing,
+        ".git/\na.txt\ndangling\nescape\nleak.txt\nnotes/\nnotes/todo.md\nsrc/\nsrc/lib.rs\nsrc/main.rs"
+    );
+    // The same text in .git is not found; in src it is.
+    assert_eq!(
+        call_ok(
+            &fx.registry,
+            "search_files",
+            json!({"regex": r"fn \w+\(\)"})
+        )
+        .await,
+        "src/main.rs:1: fn main() {"
+    );
+    // Listing .git itself is allowed: it is inside the workspace.
+    assert_eq!(
+        call_ok(&fx.registry, "list_files", json!({"path": ".git"})).await,
+        ".git/HEAD\n.git/objects/"
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_call_stops_walking() {
+    let fx = fixture();
+    let cases = [
+        ("list_files", json!({"recursive": true})),
+        ("search_files", json!({"regex": "a"})),
+    ];
+    for (name, arguments) in cases {
+        let ctx = ToolContext::new("c", name);
+        ctx.cancellation().cancel();
+        let tool = fx.registry.get(name).unwrap();
+        let err = tool
+            .handler()
+            .unwrap()
+            .call(args(arguments), ctx)
+            .await
+            .unwrap_err();
+        assert_eq!(err.message(), "cancelled", "{name}");
+    }
+}

@@ -1,5 +1,6 @@
 //! Integration tests: one binary, one module per area.
 
 mod builtins;
+mod dialect_vectors;
 mod registry;
 mod support;
