@@ -46,6 +46,10 @@ pub(crate) fn read_file(
             "`{shown}` is a directory, not a file; use list_files to see what it contains"
         )));
     }
+    if !metadata.is_file() {
+        // A FIFO or device would block the reading thread or never end.
+        return Err(ToolError::new(format!("`{shown}` is not a regular file")));
+    }
     let start = range.start.unwrap_or(1);
     let end = range.end.unwrap_or(u64::MAX);
     if start == 0 || end == 0 {
@@ -167,6 +171,9 @@ pub(crate) fn write_file(
             return Err(ToolError::new(format!(
                 "`{shown}` is a directory; give the path of a file"
             )));
+        }
+        Ok(m) if !m.is_file() => {
+            return Err(ToolError::new(format!("`{shown}` is not a regular file")));
         }
         Ok(_) => true,
         Err(_) => false,

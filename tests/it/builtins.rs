@@ -776,3 +776,33 @@ async fn a_cancelled_call_stops_walking() {
         assert_eq!(err.message(), "cancelled", "{name}");
     }
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn special_files_are_refused_rather_than_blocking() {
+    let fx = fixture();
+    let fifo = fx.root.join("pipe");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        call_err(&fx.registry, "read_file", json!({"path": "pipe"})).await,
+        "`pipe` is not a regular file"
+    );
+    assert_eq!(
+        call_err(
+            &fx.registry,
+            "write_to_file",
+            json!({"path": "pipe", "content": "x"})
+        )
+        .await,
+        "`pipe` is not a regular file"
+    );
+    // search_files skips it instead of opening it.
+    assert_eq!(
+        call_ok(&fx.registry, "search_files", json!({"regex": "gamma"})).await,
+        "a.txt:3: gamma"
+    );
+}
