@@ -4,6 +4,8 @@
 //!   process-wide instance, `Hub::new()` an isolated one.
 //! - [`detect`] finds tool calls in streamed model text, in every supported dialect.
 //! - [`convert`] turns tool definitions, calls and results into each provider's dialect.
+//! - [`gateway`] brings tools of other MCP servers (the `mcpServers` configuration)
+//!   into the registry: [`Gateway`], [`GatewayConfig`].
 //! - [`core`] is the plain data every layer shares: [`ToolCall`], [`WireFormat`],
 //!   [`DetectEvent`], [`ToolCatalog`].
 #![forbid(unsafe_code)]
@@ -12,6 +14,7 @@ mod context;
 pub mod convert;
 pub mod core;
 pub mod detect;
+pub mod gateway;
 mod hub;
 pub mod registry;
 
@@ -20,6 +23,7 @@ pub use crate::core::{
     ToolShape, WireFormat, new_call_id,
 };
 pub use context::{ClientPeer, ToolContext};
+pub use gateway::{Gateway, GatewayConfig, UpstreamConfig, UpstreamState, UpstreamStatus};
 pub use hub::{Hub, HubBuilder};
 pub use registry::{
     RegisteredTool, RegistryChange, RegistryError, ToolError, ToolHandler, ToolPage, ToolRegistry,

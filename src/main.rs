@@ -18,6 +18,8 @@ struct Cli {
 enum Command {
     /// List the registered tools and print their declaration in every dialect.
     Tools(cli::tools::ToolsArgs),
+    /// Connect to the MCP servers of a configuration and list their tools.
+    Upstreams(cli::upstreams::UpstreamsArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Tools(args) => cli::tools::run(args),
+        Command::Upstreams(args) => cli::upstreams::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

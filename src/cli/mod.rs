@@ -1,3 +1,4 @@
 //! Subcommands of the `toolrouter` binary, one module each.
 
 pub(crate) mod tools;
+pub(crate) mod upstreams;

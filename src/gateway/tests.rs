@@ -1,0 +1,1 @@
+//! Unit tests of configuration reading, naming and tool-list admission.
