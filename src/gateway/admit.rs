@@ -141,10 +141,10 @@ fn sanitize_definition(
             });
         }
     }
-    if let Some(title) = &tool.title {
-        if title.chars().count() > MAX_TITLE_CHARS {
-            tool.title = Some(title.chars().take(MAX_TITLE_CHARS).collect());
-        }
+    if let Some(title) = &tool.title
+        && title.chars().count() > MAX_TITLE_CHARS
+    {
+        tool.title = Some(title.chars().take(MAX_TITLE_CHARS).collect());
     }
     tool.meta = None;
     tool.icons = None;

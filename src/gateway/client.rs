@@ -137,28 +137,16 @@ async fn connect_http(
         reason,
     };
     let mut config = StreamableHttpClientTransportConfig::with_uri(http.url.clone());
-    let mut bearer = http.bearer_token.clone();
     let mut headers = HashMap::new();
     for (name, value) in &http.headers {
-        // rmcp sends the token itself; a configured `Authorization: Bearer …`
-        // header is passed the same way.
-        if name.eq_ignore_ascii_case("authorization") && bearer.is_none() {
-            if let Some(token) = value
-                .strip_prefix("Bearer ")
-                .or_else(|| value.strip_prefix("bearer "))
-            {
-                bearer = Some(token.trim().to_owned());
-                continue;
-            }
-        }
         let name = http::HeaderName::from_bytes(name.as_bytes())
             .map_err(|e| connect_error(format!("header `{name}`: {e}")))?;
         let value = http::HeaderValue::from_str(value)
             .map_err(|e| connect_error(format!("header `{name}`: {e}")))?;
         headers.insert(name, value);
     }
-    if let Some(token) = bearer {
-        config = config.auth_header(token);
+    if let Some(token) = &http.bearer_token {
+        config = config.auth_header(token.clone());
     }
     config = config.custom_headers(headers);
     let transport = StreamableHttpClientTransport::from_config(config);

@@ -18,7 +18,8 @@ use super::naming::{NamingConfig, PrefixMode};
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct GatewayConfig {
-    /// The upstream MCP servers, in file order (disabled ones left out).
+    /// The upstream MCP servers (disabled ones left out), in file order for
+    /// JSON and in name order for TOML.
     pub upstreams: Vec<UpstreamConfig>,
     /// Gateway-wide settings.
     pub settings: GatewaySettings,
@@ -513,6 +514,14 @@ impl<'a> Reader<'a> {
                 );
             }
         }
+        for reserved in ["accept", "mcp-session-id", "last-event-id"] {
+            if let Some(name) = headers.keys().find(|n| n.eq_ignore_ascii_case(reserved)) {
+                return Err(self.invalid(
+                    format!("{key}.headers.{name}"),
+                    "set by the MCP transport itself",
+                ));
+            }
+        }
         let mut bearer_token = self.opt_str(entry, key, "bearer_token")?;
         if let Some(var) = self.opt_str(entry, key, "bearer_token_env")? {
             if bearer_token.is_some() {
@@ -530,6 +539,16 @@ impl<'a> Reader<'a> {
                     ));
                 }
             }
+        }
+        if bearer_token.is_some()
+            && let Some(name) = headers
+                .keys()
+                .find(|n| n.eq_ignore_ascii_case("authorization"))
+        {
+            return Err(self.invalid(
+                format!("{key}.headers.{name}"),
+                "set either an `Authorization` header or a bearer token, not both",
+            ));
         }
         Ok(HttpTransport {
             url,

@@ -79,7 +79,7 @@ pub enum UpstreamError {
     },
     /// The upstream's `tools/list` is malformed; the upstream is refused until it
     /// is restarted by a new configuration.
-    #[error("upstream `{server}` refused: malformed tools list: {reason}")]
+    #[error("malformed tools list from upstream `{server}`: {reason}")]
     MalformedToolList {
         /// The upstream's configured name.
         server: String,

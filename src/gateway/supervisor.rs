@@ -426,24 +426,17 @@ async fn run_connected(
                 let _ = tokio::time::timeout(CLOSE_GRACE, &mut waiting).await;
                 return Ended::Shutdown;
             }
-            quit = &mut waiting => {
-                shared.set_live(None);
-                let reason = match quit {
-                    Ok(reason) => format!("the connection ended ({reason:?})"),
-                    Err(e) => format!("the connection task failed: {e}"),
-                };
-                let reason = with_stderr(reason, &shared.stderr_tail);
-                shared.set_state(
-                    UpstreamState::Restarting { attempt: 0, last_error: reason },
-                    None,
-                );
-                return Ended::Died;
-            }
+            quit = &mut waiting => return died(shared, quit),
             _ = list_changed.notified() => {
-                let listed = tokio::time::timeout(
-                    shared.settings.connect_timeout,
-                    list_tools(shared, &peer),
-                ).await;
+                // A slow refresh must not hold up shutdown or death detection.
+                let listed = tokio::select! {
+                    listed = tokio::time::timeout(
+                        shared.settings.connect_timeout,
+                        list_tools(shared, &peer),
+                    ) => listed,
+                    _ = shutdown.cancelled() => continue,
+                    quit = &mut waiting => return died(shared, quit),
+                };
                 let refusal = match listed {
                     Ok(Ok(tools)) => match shared.admit(tools) {
                         Ok((admitted, issues)) => {
@@ -471,4 +464,25 @@ async fn run_connected(
             }
         }
     }
+}
+
+/// Records that the connection ended by itself; in-flight calls fail at once.
+fn died(
+    shared: &UpstreamShared,
+    quit: Result<rmcp::service::QuitReason, tokio::task::JoinError>,
+) -> Ended {
+    shared.set_live(None);
+    let reason = match quit {
+        Ok(reason) => format!("the connection ended ({reason:?})"),
+        Err(e) => format!("the connection task failed: {e}"),
+    };
+    let reason = with_stderr(reason, &shared.stderr_tail);
+    shared.set_state(
+        UpstreamState::Restarting {
+            attempt: 0,
+            last_error: reason,
+        },
+        None,
+    );
+    Ended::Died
 }

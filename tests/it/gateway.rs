@@ -541,7 +541,7 @@ async fn a_malformed_tool_list_is_refused_and_the_others_keep_working() {
             panic!("{name} should be refused: {:#?}", gateway.status());
         };
         assert!(
-            why.contains(&format!("upstream `{name}` refused: malformed tools list")),
+            why.contains(&format!("malformed tools list from upstream `{name}`")),
             "{why}"
         );
         // Not even its well-formed tool is registered.
@@ -675,7 +675,7 @@ fn the_upstreams_command_lists_tools_with_their_source() {
     );
     assert!(stdout.contains("upstream fx: ready (5 tools"), "{stdout}");
     assert!(
-        stdout.contains("upstream bad: refused: upstream `bad` refused: malformed tools list"),
+        stdout.contains("upstream bad: refused: malformed tools list from upstream `bad`"),
         "{stdout}"
     );
     let echo_line = stdout
