@@ -136,7 +136,9 @@ async fn connect_http(
         server: server.to_owned(),
         reason,
     };
-    let mut config = StreamableHttpClientTransportConfig::with_uri(http.url.clone());
+    // A restarted server has forgotten the session: start a new one.
+    let mut config = StreamableHttpClientTransportConfig::with_uri(http.url.clone())
+        .reinit_on_expired_session(true);
     let mut headers = HashMap::new();
     for (name, value) in &http.headers {
         let name = http::HeaderName::from_bytes(name.as_bytes())

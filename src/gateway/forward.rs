@@ -56,7 +56,7 @@ impl ToolHandler for ForwardingHandler {
             .peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
-            .map_err(|e| service_error(server, e))?;
+            .map_err(|e| self.failed(e))?;
         let mut progress = live.progress.subscribe(handle.progress_token.clone()).await;
         let mut guard = CancelOnDrop {
             peer: live.peer.clone(),
@@ -98,8 +98,22 @@ impl ToolHandler for ForwardingHandler {
             Ok(_) => Err(ToolError::new(format!(
                 "upstream `{server}` answered tools/call with an unexpected result"
             ))),
-            Err(e) => Err(service_error(server, e)),
+            Err(e) => Err(self.failed(e)),
         }
+    }
+}
+
+impl ForwardingHandler {
+    /// The error of a failed request; a transport failure makes the supervisor
+    /// check the connection.
+    fn failed(&self, error: ServiceError) -> ToolError {
+        if matches!(
+            error,
+            ServiceError::TransportClosed | ServiceError::TransportSend(_)
+        ) {
+            self.upstream.suspect();
+        }
+        service_error(self.upstream.name(), error)
     }
 }
 

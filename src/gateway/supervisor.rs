@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::handler::client::progress::ProgressDispatcher;
-use rmcp::model::Tool;
+use rmcp::model::{ClientRequest, Tool};
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleClient};
 use tokio::sync::{Notify, oneshot, watch};
@@ -26,6 +26,8 @@ use crate::registry::{RegistryError, ToolHandler, ToolRegistry, ToolSource};
 /// How long a closing connection may take before the supervisor moves on (the
 /// child is killed when its transport is dropped).
 const CLOSE_GRACE: Duration = Duration::from_secs(10);
+/// How long a liveness ping may take.
+const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A live connection, as forwarding handlers use it.
 pub(crate) struct Live {
@@ -55,6 +57,9 @@ pub(crate) struct UpstreamShared {
     inner: Mutex<Inner>,
     changes: watch::Sender<u64>,
     stderr_tail: StderrTail,
+    /// Woken by a handler whose call failed at the transport level: the
+    /// supervisor then checks the connection with a ping.
+    suspect: Notify,
 }
 
 impl UpstreamShared {
@@ -79,6 +84,7 @@ impl UpstreamShared {
             }),
             changes,
             stderr_tail: StderrTail::default(),
+            suspect: Notify::new(),
         })
     }
 
@@ -91,6 +97,11 @@ impl UpstreamShared {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// Reports a transport failure seen by a call.
+    pub(crate) fn suspect(&self) {
+        self.suspect.notify_one();
     }
 
     pub(crate) fn state(&self) -> UpstreamState {
@@ -427,6 +438,22 @@ async fn run_connected(
                 return Ended::Shutdown;
             }
             quit = &mut waiting => return died(shared, quit),
+            _ = shared.suspect.notified() => {
+                // Over HTTP the connection outlives a dead server; a ping tells.
+                let ping = peer.send_request(ClientRequest::PingRequest(Default::default()));
+                let alive = matches!(
+                    tokio::time::timeout(PING_TIMEOUT, ping).await,
+                    Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_)))
+                );
+                if !alive {
+                    shared.set_live(None);
+                    ct.cancel();
+                    let _ = tokio::time::timeout(CLOSE_GRACE, &mut waiting).await;
+                    let reason = with_stderr("the upstream stopped answering".to_owned(), &shared.stderr_tail);
+                    shared.set_state(UpstreamState::Restarting { attempt: 0, last_error: reason }, None);
+                    return Ended::Died;
+                }
+            }
             _ = list_changed.notified() => {
                 // A slow refresh must not hold up shutdown or death detection.
                 let listed = tokio::select! {

@@ -371,6 +371,60 @@ async fn killing_an_upstream_mid_call_fails_the_call_and_it_comes_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_server_everything_mid_call_fails_the_call_and_it_comes_back() {
+    let everything = ext::npm_bin(EVERYTHING, "mcp-server-everything");
+    let (gateway, registry) = start(&config(vec![UpstreamConfig::new(
+        "everything",
+        UpstreamTransport::Stdio(StdioTransport::new(everything.to_string_lossy(), ["stdio"])),
+    )]))
+    .await;
+    let pid = gateway
+        .upstream("everything")
+        .and_then(|s| s.pid)
+        .expect("pid");
+    let log = Arc::new(ProgressLog::default());
+    let ctx = ToolContext::new("long-1", "everything__trigger-long-running-operation")
+        .with_peer(log.clone());
+    let registry2 = registry.clone();
+    let in_flight = tokio::spawn(async move {
+        call_with(
+            &registry2,
+            "everything__trigger-long-running-operation",
+            json!({"duration": 600, "steps": 6000}),
+            ctx,
+        )
+        .await
+    });
+    tokio::time::timeout(HANG_GUARD, async {
+        while log.0.lock().expect("lock").is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("progress from the long-running operation");
+    let killed = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let error = tokio::time::timeout(Duration::from_secs(5), in_flight)
+        .await
+        .expect("the in-flight call ends promptly instead of hanging")
+        .expect("task")
+        .expect_err("a killed upstream gives an error result");
+    assert!(error.message().contains("upstream `everything`"), "{error}");
+    wait_for(&gateway, "the restart", |s| {
+        s[0].state == UpstreamState::Ready && s[0].connections == 2
+    })
+    .await;
+    let out = call(&registry, "everything__get-sum", json!({"a": 1, "b": 2}))
+        .await
+        .expect("get-sum after the restart");
+    assert_eq!(text_of(&out), "The sum of 1 and 2 is 3.");
+    gateway.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_changed_adds_and_removes_tools() {
     let (gateway, registry) = start(&config(vec![fixture("fx", "serve")])).await;
     let mut changes = registry.subscribe();
@@ -648,6 +702,50 @@ async fn a_streamable_http_upstream_with_headers_and_a_bearer_token() {
     gateway.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_upstream_that_goes_away_is_reconnected() {
+    let seen = http_upstream::Seen::default();
+    let any_port = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let (url, stop) = http_upstream::serve_at(any_port, seen.clone()).await;
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("addr");
+    let (gateway, registry) = start(&config(vec![UpstreamConfig::new(
+        "web",
+        UpstreamTransport::Http(HttpTransport::new(url)),
+    )]))
+    .await;
+    call(&registry, "web__whoami", json!({}))
+        .await
+        .expect("whoami");
+
+    stop.cancel();
+    // The first call after the server went away fails (it is not retried:
+    // tools may have side effects), and the gateway notices.
+    let error = call(&registry, "web__whoami", json!({}))
+        .await
+        .expect_err("the server is gone");
+    assert!(error.message().contains("upstream `web`"), "{error}");
+    wait_for(&gateway, "the loss to be noticed", |s| {
+        matches!(s[0].state, UpstreamState::Restarting { .. })
+    })
+    .await;
+
+    let (_url, stop_again) = http_upstream::serve_at(addr, seen).await;
+    wait_for(&gateway, "the reconnection", |s| {
+        s[0].state == UpstreamState::Ready && s[0].connections == 2
+    })
+    .await;
+    let out = call(&registry, "web__whoami", json!({}))
+        .await
+        .expect("whoami after reconnecting");
+    assert_eq!(text_of(&out), " / ");
+    gateway.shutdown().await;
+    stop_again.cancel();
+}
+
 #[test]
 fn the_upstreams_command_lists_tools_with_their_source() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -754,11 +852,19 @@ mod http_upstream {
         }
     }
 
-    pub(super) async fn serve(seen: Seen) -> String {
+    /// Serves on `addr` (port 0 for any) until the token is cancelled; returns
+    /// the endpoint URL.
+    pub(super) async fn serve_at(
+        addr: std::net::SocketAddr,
+        seen: Seen,
+    ) -> (String, tokio_util::sync::CancellationToken) {
+        let stop = tokio_util::sync::CancellationToken::new();
+        let mut config = StreamableHttpServerConfig::default();
+        config.cancellation_token = stop.clone();
         let service = StreamableHttpService::new(
             || Ok(WhoAmI),
             Arc::new(LocalSessionManager::default()),
-            StreamableHttpServerConfig::default(),
+            config,
         );
         let recorder = axum::middleware::from_fn(
             move |request: axum::extract::Request, next: axum::middleware::Next| {
@@ -783,13 +889,19 @@ mod http_upstream {
         let app = axum::Router::new()
             .nest_service("/mcp", service)
             .layer(recorder);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
+        let listener = tokio::net::TcpListener::bind(addr).await.expect("bind");
         let addr = listener.local_addr().expect("addr");
+        let shutdown = stop.clone();
         tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown.cancelled_owned())
+                .await;
         });
-        format!("http://{addr}/mcp")
+        (format!("http://{addr}/mcp"), stop)
+    }
+
+    pub(super) async fn serve(seen: Seen) -> String {
+        let any_port = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        serve_at(any_port, seen).await.0
     }
 }
