@@ -456,6 +456,7 @@ async fn list_changed_adds_and_removes_tools() {
         toolrouter::RegistryChange::Added("fx__extra".to_owned())
     );
 
+    let stale = registry.get("fx__extra").expect("fx__extra");
     call(&registry, "fx__remove_tool", json!({"name": "extra"}))
         .await
         .expect("remove_tool");
@@ -465,6 +466,18 @@ async fn list_changed_adds_and_removes_tools() {
     .await;
     assert!(registry.get("fx__extra").is_none());
     assert!(registry.get("fx__echo").is_some(), "the other tools stay");
+    // A caller still holding the old entry cannot reach a tool the upstream no
+    // longer advertises.
+    let error = stale
+        .handler()
+        .expect("handler")
+        .call(JsonObject::new(), ToolContext::new("stale", "fx__extra"))
+        .await
+        .expect_err("not advertised any more");
+    assert_eq!(
+        error.message(),
+        "upstream `fx` no longer advertises `extra`"
+    );
     gateway.shutdown().await;
 }
 
