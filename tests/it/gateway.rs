@@ -42,15 +42,15 @@ fn fixture_bin() -> PathBuf {
             .to_path_buf();
         let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "--example",
-                "upstream_fixture",
-                "--target-dir",
-            ])
-            .arg(&target_dir)
+        let mut build = Command::new(cargo);
+        build
+            .args(["build", "--quiet", "--example", "upstream_fixture"])
+            .arg("--target-dir")
+            .arg(&target_dir);
+        if profile_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        let status = build
             .current_dir(support::repo_root())
             .status()
             .expect("run cargo build --example upstream_fixture");
