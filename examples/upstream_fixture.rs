@@ -9,7 +9,8 @@
 //!
 //! `upstream_fixture malformed-json` answers `tools/list` with a tool without
 //! `inputSchema`; `upstream_fixture malformed-schema` with a tool whose
-//! `inputSchema` is not an object schema. Both speak raw JSON-RPC.
+//! `inputSchema` is not an object schema; `upstream_fixture endless-pages` with
+//! page after page, never a last one. These speak raw JSON-RPC.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
@@ -199,8 +200,8 @@ impl ServerHandler for Fixture {
     }
 }
 
-/// Answers JSON-RPC on stdin/stdout by hand, with `tools` as the tools list.
-fn serve_raw(tools: Value) -> std::io::Result<()> {
+/// Answers JSON-RPC on stdin/stdout by hand; `tools_page(params)` answers `tools/list`.
+fn serve_raw(tools_page: impl Fn(&Value) -> Value) -> std::io::Result<()> {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
     for line in stdin.lock().lines() {
@@ -217,7 +218,7 @@ fn serve_raw(tools: Value) -> std::io::Result<()> {
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "malformed-fixture", "version": "0.1.0"}
             }),
-            Some("tools/list") => json!({"tools": tools.clone()}),
+            Some("tools/list") => tools_page(&message["params"]),
             Some("ping") => json!({}),
             _ => {
                 let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "method not found"}});
@@ -249,15 +250,31 @@ async fn main() -> anyhow_free::Result {
                 .map_err(|e| e.to_string())?;
             service.waiting().await.map_err(|e| e.to_string())?;
         }
-        "malformed-json" => serve_raw(json!([
-            {"name": "fine", "inputSchema": {"type": "object"}},
-            {"name": "no_schema", "description": "lacks inputSchema"}
-        ]))
+        "malformed-json" => serve_raw(|_| {
+            json!({"tools": [
+                {"name": "fine", "inputSchema": {"type": "object"}},
+                {"name": "no_schema", "description": "lacks inputSchema"}
+            ]})
+        })
         .map_err(|e| e.to_string())?,
-        "malformed-schema" => serve_raw(json!([
-            {"name": "fine", "inputSchema": {"type": "object"}},
-            {"name": "not_object", "inputSchema": {"type": "string"}}
-        ]))
+        "malformed-schema" => serve_raw(|_| {
+            json!({"tools": [
+                {"name": "fine", "inputSchema": {"type": "object"}},
+                {"name": "not_object", "inputSchema": {"type": "string"}}
+            ]})
+        })
+        .map_err(|e| e.to_string())?,
+        // Page after page, one new tool each, never a last page.
+        "endless-pages" => serve_raw(|params| {
+            let n: u64 = params["cursor"]
+                .as_str()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(0);
+            json!({
+                "tools": [{"name": format!("t{n}"), "inputSchema": {"type": "object"}}],
+                "nextCursor": (n + 1).to_string()
+            })
+        })
         .map_err(|e| e.to_string())?,
         other => return Err(format!("unknown mode `{other}`")),
     }

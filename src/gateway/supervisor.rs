@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::handler::client::progress::ProgressDispatcher;
-use rmcp::model::{ClientRequest, Tool};
+use rmcp::model::{ClientRequest, PaginatedRequestParams, Tool};
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleClient};
 use tokio::sync::{Notify, oneshot, watch};
@@ -26,6 +26,8 @@ use crate::registry::{RegistryError, ToolHandler, ToolRegistry, ToolSource};
 /// How long a closing connection may take before the supervisor moves on (the
 /// child is killed when its transport is dropped).
 const CLOSE_GRACE: Duration = Duration::from_secs(10);
+/// The most `tools/list` pages read from one upstream.
+const MAX_PAGES: usize = 100;
 /// How long a liveness ping may take.
 const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -352,9 +354,8 @@ pub(crate) async fn supervise(
                 Ended::Died
             }
         };
-        if let Some(tx) = first_attempt.take() {
-            let _ = tx.send(());
-        }
+        // Returning drops `first_attempt`, which also tells the gateway: only
+        // after `finish` has set the final state.
         match end {
             Ended::Shutdown => {
                 finish(&shared, UpstreamState::Stopped);
@@ -365,6 +366,9 @@ pub(crate) async fn supervise(
                 return;
             }
             Ended::Died => {}
+        }
+        if let Some(tx) = first_attempt.take() {
+            let _ = tx.send(());
         }
         let delay = shared.settings.restart.delay(attempt.saturating_sub(1));
         tokio::select! {
@@ -400,23 +404,53 @@ async fn connect_and_list(
     Ok((connected, tools))
 }
 
-/// Every page of the upstream's `tools/list`.
+/// Every page of the upstream's `tools/list`. The list is untrusted: more tools
+/// than the limit, too many pages or a repeated cursor make it malformed (so a
+/// server cannot keep the gateway paging forever).
 async fn list_tools(
     shared: &UpstreamShared,
     peer: &Peer<RoleClient>,
 ) -> Result<Vec<Tool>, UpstreamError> {
-    match peer.list_all_tools().await {
-        Ok(tools) => Ok(tools),
-        // An answer that does not parse as a tools list is a malformed list.
-        Err(ServiceError::UnexpectedResponse) => Err(UpstreamError::MalformedToolList {
-            server: shared.name().to_owned(),
-            reason: "the tools/list result does not match the MCP schema (every tool needs a `name` and an object `inputSchema`)".to_owned(),
-        }),
-        Err(e) => Err(UpstreamError::Protocol {
-            server: shared.name().to_owned(),
-            reason: with_stderr(format!("tools/list failed: {e}"), &shared.stderr_tail),
-        }),
+    let malformed = |reason: String| UpstreamError::MalformedToolList {
+        server: shared.name().to_owned(),
+        reason,
+    };
+    let max_tools = shared.settings.max_tools_per_upstream;
+    let mut tools = Vec::new();
+    let mut cursors = HashSet::new();
+    let mut cursor = None;
+    for _page in 0..MAX_PAGES {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let page = match peer.list_tools(Some(params)).await {
+            Ok(page) => page,
+            // An answer that does not parse as a tools list.
+            Err(ServiceError::UnexpectedResponse) => {
+                return Err(malformed(
+                    "the tools/list result does not match the MCP schema (every tool needs a `name` and an object `inputSchema`)".to_owned(),
+                ));
+            }
+            Err(e) => {
+                return Err(UpstreamError::Protocol {
+                    server: shared.name().to_owned(),
+                    reason: with_stderr(format!("tools/list failed: {e}"), &shared.stderr_tail),
+                });
+            }
+        };
+        tools.extend(page.tools);
+        if tools.len() > max_tools {
+            return Err(malformed(format!(
+                "more than the limit of {max_tools} tools advertised"
+            )));
+        }
+        match page.next_cursor {
+            None => return Ok(tools),
+            Some(next) if !cursors.insert(next.clone()) => {
+                return Err(malformed(format!("the cursor `{next}` came back twice")));
+            }
+            Some(next) => cursor = Some(next),
+        }
     }
+    Err(malformed(format!("more than {MAX_PAGES} pages")))
 }
 
 async fn run_connected(

@@ -600,10 +600,11 @@ async fn a_malformed_tool_list_is_refused_and_the_others_keep_working() {
         fixture("good", "serve"),
         fixture("nojson", "malformed-json"),
         fixture("noobj", "malformed-schema"),
+        fixture("endless", "endless-pages"),
     ]);
     let (gateway, registry) = start(&config).await;
     assert_eq!(state_of(&gateway, "good"), UpstreamState::Ready);
-    for name in ["nojson", "noobj"] {
+    for name in ["nojson", "noobj", "endless"] {
         let UpstreamState::Refused(why) = state_of(&gateway, name) else {
             panic!("{name} should be refused: {:#?}", gateway.status());
         };
@@ -621,6 +622,10 @@ async fn a_malformed_tool_list_is_refused_and_the_others_keep_working() {
         why.contains("not_object"),
         "the message names the bad tool: {why}"
     );
+    let UpstreamState::Refused(why) = state_of(&gateway, "endless") else {
+        unreachable!()
+    };
+    assert!(why.ends_with("more than 100 pages"), "{why}");
     let out = call(&registry, "good__echo", json!({"text": "ok"}))
         .await
         .expect("echo");
