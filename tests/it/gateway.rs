@@ -745,9 +745,7 @@ async fn an_http_upstream_that_goes_away_is_reconnected() {
     // so a call may still get through first.
     let error = tokio::time::timeout(HANG_GUARD, async {
         loop {
-            let Some(tool) = registry.get("web__whoami") else {
-                return None;
-            };
+            let tool = registry.get("web__whoami")?;
             let handler = tool.handler().expect("handler").clone();
             match handler
                 .call(JsonObject::new(), ToolContext::new("c", "web__whoami"))
