@@ -494,6 +494,11 @@ fn malformed_lists_are_refused_as_a_whole() {
             "tool `n`: invalid input schema",
         ),
         (
+            // Remote references are never fetched (no HTTP resolver is built in).
+            json!([{"name": "n", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "http://127.0.0.1:9/evil.json"}}}}]),
+            "tool `n`: invalid input schema",
+        ),
+        (
             json!([{"name": "n", "inputSchema": object, "outputSchema": {"type": "string"}}]),
             "tool `n`: invalid output schema",
         ),
