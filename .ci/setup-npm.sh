@@ -25,7 +25,7 @@ if [[ $missing -eq 1 ]]; then
   (
     # The same lock file ext.rs takes, so a concurrent test run waits for us.
     exec 9>"$ext_dir/.lock"
-    flock 9
+    if command -v flock >/dev/null; then flock 9; fi
     npm install --no-audit --no-fund --loglevel=error --prefix "$prefix" "${packages[@]}"
   )
 fi

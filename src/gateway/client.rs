@@ -23,16 +23,18 @@ use super::error::UpstreamError;
 const STDERR_TAIL_LINES: usize = 8;
 
 /// Receives an upstream's notifications: progress goes to the call that asked
-/// for it, `tools/list_changed` wakes the supervisor.
+/// for it, `tools/list_changed` wakes the supervisor, log messages go to `tracing`.
 #[derive(Debug, Clone)]
 pub(crate) struct UpstreamClient {
+    server: Arc<str>,
     pub(crate) progress: ProgressDispatcher,
     pub(crate) list_changed: Arc<Notify>,
 }
 
 impl UpstreamClient {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(server: &str) -> Self {
         Self {
+            server: server.into(),
             progress: ProgressDispatcher::new(),
             list_changed: Arc::new(Notify::new()),
         }
@@ -50,6 +52,31 @@ impl ClientHandler for UpstreamClient {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.notify_one();
+    }
+
+    // rmcp 3.x marks logging deprecated (SEP-2577); servers still send it.
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        use rmcp::model::LoggingLevel;
+        let server = &self.server;
+        let logger = params.logger.as_deref().unwrap_or("");
+        let data = &params.data;
+        match params.level {
+            LoggingLevel::Debug => {
+                tracing::debug!(upstream = %server, logger, %data, "upstream log")
+            }
+            LoggingLevel::Info | LoggingLevel::Notice => {
+                tracing::info!(upstream = %server, logger, %data, "upstream log")
+            }
+            LoggingLevel::Warning => {
+                tracing::warn!(upstream = %server, logger, %data, "upstream log")
+            }
+            _ => tracing::error!(upstream = %server, logger, %data, "upstream log"),
+        }
     }
 
     fn get_info(&self) -> ClientConfig {

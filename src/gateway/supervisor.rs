@@ -292,7 +292,7 @@ pub(crate) async fn supervise(
     let mut attempt: u32 = 0;
     loop {
         let ct = shutdown.child_token();
-        let client = UpstreamClient::new();
+        let client = UpstreamClient::new(shared.name());
         let list_changed = client.list_changed.clone();
         let progress = client.progress.clone();
         let connecting = connect_and_list(&shared, client, ct.clone());
