@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::handler::client::progress::ProgressDispatcher;
 use rmcp::model::{ClientRequest, PaginatedRequestParams, Tool};
@@ -26,6 +26,8 @@ use crate::registry::{RegistryError, ToolHandler, ToolRegistry, ToolSource};
 /// How long a closing connection may take before the supervisor moves on (the
 /// child is killed when its transport is dropped).
 const CLOSE_GRACE: Duration = Duration::from_secs(10);
+/// A connection that lasted this long resets the restart backoff.
+const STABLE_AFTER: Duration = Duration::from_secs(10);
 /// The most `tools/list` pages read from one upstream.
 const MAX_PAGES: usize = 100;
 /// How long a liveness ping may take.
@@ -316,7 +318,7 @@ pub(crate) async fn supervise(
         let end = match outcome {
             Ok((connected, tools)) => match shared.admit(tools) {
                 Ok((admitted, issues)) => {
-                    attempt = 0;
+                    let connected_at = Instant::now();
                     let closed = CancellationToken::new();
                     shared.set_live(Some(Arc::new(Live {
                         peer: connected.service.peer().clone(),
@@ -328,7 +330,15 @@ pub(crate) async fn supervise(
                     if let Some(tx) = first_attempt.take() {
                         let _ = tx.send(());
                     }
-                    run_connected(&shared, connected, ct, list_changed, &shutdown).await
+                    let end = run_connected(&shared, connected, ct, list_changed, &shutdown).await;
+                    // A server that dies soon after starting is crash-looping:
+                    // keep backing off instead of restarting at full speed.
+                    if connected_at.elapsed() >= STABLE_AFTER {
+                        attempt = 0;
+                    } else {
+                        attempt = attempt.saturating_add(1);
+                    }
+                    end
                 }
                 Err(refusal) => {
                     ct.cancel();
@@ -343,7 +353,7 @@ pub(crate) async fn supervise(
                 ct.cancel();
                 // The retry failed: its tools are unreachable until it is back.
                 shared.remove_all_tools();
-                attempt += 1;
+                attempt = attempt.saturating_add(1);
                 shared.set_state(
                     UpstreamState::Restarting {
                         attempt,
