@@ -10,19 +10,25 @@
 //!   [`DetectEvent`], [`ToolCatalog`].
 #![forbid(unsafe_code)]
 
+pub mod builtins;
 mod context;
 pub mod convert;
 pub mod core;
 pub mod detect;
+pub mod exec;
 pub mod gateway;
 mod hub;
 pub mod registry;
+pub mod server;
 
 pub use crate::core::{
     DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ParamType, ToolCall, ToolCatalog,
     ToolShape, WireFormat, new_call_id,
 };
-pub use context::{ClientPeer, ToolContext};
+pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_builtins};
+pub use context::{ClientPeer, Elicitation, ToolContext};
+pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
+pub use exec::{ExecError, Executor, ExecutorConfig};
 pub use gateway::{Gateway, GatewayConfig, UpstreamConfig, UpstreamState, UpstreamStatus};
 pub use hub::{Hub, HubBuilder};
 pub use registry::{
@@ -30,3 +36,7 @@ pub use registry::{
     ToolSource, TypedToolBuilder, validate_tool_name,
 };
 pub use rmcp;
+pub use server::{
+    HttpOptions, HttpServer, McpServer, PromptRegistry, ResourceRegistry, ServeError,
+    ServerOptions, serve_http, serve_stdio,
+};

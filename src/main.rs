@@ -20,6 +20,8 @@ enum Command {
     Tools(cli::tools::ToolsArgs),
     /// Connect to the MCP servers of a configuration and list their tools.
     Upstreams(cli::upstreams::UpstreamsArgs),
+    /// Serve the tools as an MCP server over stdio or Streamable HTTP.
+    Serve(cli::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Tools(args) => cli::tools::run(args),
         Command::Upstreams(args) => cli::upstreams::run(args),
+        Command::Serve(args) => cli::serve::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

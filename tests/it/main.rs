@@ -1,5 +1,8 @@
 //! Integration tests: one binary, one module per area.
 
+mod builtins;
+mod convert;
+mod dialect_vectors;
 mod gateway;
 mod registry;
 mod support;
