@@ -3,9 +3,10 @@
 //!
 //! `upstream_fixture [serve]` runs the rmcp server with these tools:
 //! `echo {text}`, `slow {seconds}` (progress every 100 ms, stops when cancelled),
-//! `pid` (its process id), `add_tool {name}` / `remove_tool {name}` (change the
-//! list and send `notifications/tools/list_changed`). `tools/list` pages hold two
-//! tools each, so clients must follow cursors.
+//! `cancellations` (how many `slow` calls were cancelled), `pid` (its process
+//! id), `add_tool {name}` / `remove_tool {name}` (change the list and send
+//! `notifications/tools/list_changed`). `tools/list` pages hold two tools each,
+//! so clients must follow cursors.
 //!
 //! `upstream_fixture malformed-json` answers `tools/list` with a tool without
 //! `inputSchema`; `upstream_fixture malformed-schema` with a tool whose
@@ -14,6 +15,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,6 +27,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
+
+/// `slow` calls stopped by `notifications/cancelled`.
+static CANCELLATIONS: AtomicU32 = AtomicU32::new(0);
 
 #[derive(Clone, Default)]
 struct Fixture {
@@ -62,6 +67,11 @@ impl Fixture {
             Tool::new(
                 "pid",
                 "Returns the process id.",
+                schema(json!({"type": "object"})),
+            ),
+            Tool::new(
+                "cancellations",
+                "How many `slow` calls were cancelled by the client.",
                 schema(json!({"type": "object"})),
             ),
             Tool::new(
@@ -140,6 +150,7 @@ impl ServerHandler for Fixture {
         match request.name.as_ref() {
             "echo" => Ok(text(arg_str(&request, "text")?)),
             "pid" => Ok(text(std::process::id().to_string())),
+            "cancellations" => Ok(text(CANCELLATIONS.load(Ordering::SeqCst).to_string())),
             "slow" => {
                 let seconds = request
                     .arguments
@@ -154,6 +165,7 @@ impl ServerHandler for Fixture {
                         _ = tokio::time::sleep(Duration::from_millis(100)) => {}
                         _ = context.ct.cancelled() => {
                             eprintln!("fixture: slow cancelled at step {step}");
+                            CANCELLATIONS.fetch_add(1, Ordering::SeqCst);
                             return Ok(text("cancelled"));
                         }
                     }

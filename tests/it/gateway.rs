@@ -27,9 +27,9 @@ use toolrouter::{
 use crate::support::{self, ext};
 
 /// Generous guard against hangs; no test asserts on timing.
-const HANG_GUARD: Duration = Duration::from_secs(60);
+pub(crate) const HANG_GUARD: Duration = Duration::from_secs(60);
 
-const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
+pub(crate) const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
 const FILESYSTEM: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
 
 /// The `upstream_fixture` example, built once per test run.
@@ -60,7 +60,7 @@ fn fixture_bin() -> PathBuf {
     .clone()
 }
 
-fn fixture(name: &str, mode: &str) -> UpstreamConfig {
+pub(crate) fn fixture(name: &str, mode: &str) -> UpstreamConfig {
     let bin = fixture_bin();
     UpstreamConfig::new(
         name,
@@ -68,7 +68,7 @@ fn fixture(name: &str, mode: &str) -> UpstreamConfig {
     )
 }
 
-fn config(upstreams: Vec<UpstreamConfig>) -> GatewayConfig {
+pub(crate) fn config(upstreams: Vec<UpstreamConfig>) -> GatewayConfig {
     let mut config = GatewayConfig::default();
     config.upstreams = upstreams;
     config.settings.restart.initial_backoff = Duration::from_millis(50);
@@ -83,7 +83,7 @@ async fn start(config: &GatewayConfig) -> (Gateway, Arc<ToolRegistry>) {
     (gateway, registry)
 }
 
-fn args(v: Value) -> JsonObject {
+pub(crate) fn args(v: Value) -> JsonObject {
     v.as_object().cloned().expect("arguments object")
 }
 
@@ -108,7 +108,7 @@ async fn call_with(
         .expect("call finished")
 }
 
-async fn call(
+pub(crate) async fn call(
     registry: &ToolRegistry,
     name: &str,
     arguments: Value,
@@ -116,7 +116,7 @@ async fn call(
     call_with(registry, name, arguments, ToolContext::new("call-1", name)).await
 }
 
-fn text_of(result: &CallToolResult) -> String {
+pub(crate) fn text_of(result: &CallToolResult) -> String {
     result
         .content
         .iter()
@@ -128,10 +128,29 @@ fn text_of(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-async fn wait_for(gateway: &Gateway, what: &str, done: impl FnMut(&[UpstreamStatus]) -> bool) {
+pub(crate) async fn wait_for(
+    gateway: &Gateway,
+    what: &str,
+    done: impl FnMut(&[UpstreamStatus]) -> bool,
+) {
     tokio::time::timeout(HANG_GUARD, gateway.wait_until(done))
         .await
         .unwrap_or_else(|_| panic!("timed out waiting for {what}: {:#?}", gateway.status()));
+}
+
+/// Calls a no-argument tool until it answers `expect`.
+pub(crate) async fn wait_for_text(registry: &ToolRegistry, name: &str, expect: &str) {
+    tokio::time::timeout(HANG_GUARD, async {
+        loop {
+            let out = call(registry, name, json!({})).await.expect(name);
+            if text_of(&out) == expect {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("`{name}` never answered `{expect}`"));
 }
 
 fn state_of(gateway: &Gateway, name: &str) -> UpstreamState {
@@ -302,11 +321,12 @@ async fn paginated_lists_are_read_to_the_end() {
         .iter()
         .map(|t| t.public_name.as_str())
         .collect();
-    // Five tools, served two per page.
+    // Six tools, served two per page.
     assert_eq!(
         names,
         vec![
             "fx__add_tool",
+            "fx__cancellations",
             "fx__echo",
             "fx__pid",
             "fx__remove_tool",
@@ -513,6 +533,8 @@ async fn cancellation_reaches_the_upstream_call() {
         .expect("echo");
     assert_eq!(text_of(&out), "still here");
     assert_eq!(gateway.upstream("fx").expect("status").connections, 1);
+    // The upstream saw `notifications/cancelled` and stopped the call.
+    wait_for_text(&registry, "fx__cancellations", "1").await;
     gateway.shutdown().await;
 }
 
@@ -563,7 +585,7 @@ async fn name_collisions_are_reported_never_shadowed() {
         );
     }
     // Every other name is held by exactly one upstream; the other reports it.
-    for tool in ["add_tool", "pid", "remove_tool", "slow"] {
+    for tool in ["add_tool", "cancellations", "pid", "remove_tool", "slow"] {
         let public = format!("a__{tool}");
         let ToolSource::Upstream(holder) =
             registry.get(&public).expect("registered").source().clone()
@@ -804,7 +826,7 @@ fn the_upstreams_command_lists_tools_with_their_source() {
         !out.status.success(),
         "a refused upstream fails the command: {stdout}"
     );
-    assert!(stdout.contains("upstream fx: ready (5 tools"), "{stdout}");
+    assert!(stdout.contains("upstream fx: ready (6 tools"), "{stdout}");
     assert!(
         stdout.contains("upstream bad: refused: malformed tools list from upstream `bad`"),
         "{stdout}"

@@ -4,5 +4,6 @@ mod builtins;
 mod convert;
 mod dialect_vectors;
 mod gateway;
+mod gateway_server;
 mod registry;
 mod support;
