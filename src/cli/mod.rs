@@ -2,3 +2,4 @@
 
 pub(crate) mod serve;
 pub(crate) mod tools;
+pub(crate) mod upstreams;

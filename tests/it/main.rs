@@ -3,5 +3,7 @@
 mod builtins;
 mod convert;
 mod dialect_vectors;
+mod gateway;
+mod gateway_server;
 mod registry;
 mod support;
