@@ -18,6 +18,10 @@ struct Cli {
 enum Command {
     /// List the registered tools and print their declaration in every dialect.
     Tools(cli::tools::ToolsArgs),
+    /// Connect to the MCP servers of a configuration and list their tools.
+    Upstreams(cli::upstreams::UpstreamsArgs),
+    /// Serve the tools as an MCP server over stdio or Streamable HTTP.
+    Serve(cli::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +35,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Tools(args) => cli::tools::run(args),
+        Command::Upstreams(args) => cli::upstreams::run(args),
+        Command::Serve(args) => cli::serve::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

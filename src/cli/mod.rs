@@ -1,3 +1,5 @@
 //! Subcommands of the `toolrouter` binary, one module each.
 
+pub(crate) mod serve;
 pub(crate) mod tools;
+pub(crate) mod upstreams;

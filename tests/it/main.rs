@@ -1,3 +1,9 @@
 //! Integration tests: one binary, one module per area.
 
+mod builtins;
+mod convert;
+mod dialect_vectors;
+mod gateway;
+mod gateway_server;
+mod registry;
 mod support;
