@@ -41,6 +41,8 @@ struct Slot {
 pub(crate) struct OpenAiChatFrames {
     keys: KeyAlloc,
     slots: Vec<Slot>,
+    /// Every slot before this one has ended.
+    first_open: usize,
     last_slot: Option<usize>,
     finished: bool,
     errored: bool,
@@ -222,7 +224,19 @@ impl OpenAiChatFrames {
                 }
             },
             (None, Some(ix)) => match self.slots.iter().rposition(|s| s.wire_index == Some(ix)) {
-                Some(i) => i,
+                // A name arriving on an index whose call is already complete is a new
+                // call reusing the index (servers that send no ids).
+                Some(i)
+                    if !(name.is_some()
+                        && self.slots[i].json.is_closed()
+                        && !args.trim().is_empty()) =>
+                {
+                    i
+                }
+                Some(i) => {
+                    self.end_slot(i, out);
+                    self.new_slot(None, Some(ix))
+                }
                 None => self.new_slot(None, Some(ix)),
             },
             (None, None) => match self.slots.iter().rposition(|s| !s.ended) {
@@ -236,7 +250,10 @@ impl OpenAiChatFrames {
             // Another call speaks: the ones whose arguments are closed are done, and
             // can be run while the model goes on.
             self.last_slot = Some(slot_idx);
-            for j in 0..self.slots.len() {
+            while self.slots.get(self.first_open).is_some_and(|s| s.ended) {
+                self.first_open += 1;
+            }
+            for j in self.first_open..self.slots.len() {
                 let other = &self.slots[j];
                 if j != slot_idx && other.started && !other.ended && other.json.is_closed() {
                     self.end_slot(j, out);

@@ -784,3 +784,28 @@ fn openai_chunk_of_the_wrong_shape_is_a_malformed_frame_and_reading_goes_on() {
     );
     assert_eq!(summarise(&d).text, "fine");
 }
+
+#[test]
+fn openai_index_reused_without_ids_starts_a_new_call_once_the_first_is_closed() {
+    let got = chat(&[
+        chunk(
+            r#"{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"a\":"}}]}"#,
+            "null",
+        ),
+        chunk(
+            r#"{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"1}"}}]}"#,
+            "null",
+        ),
+        chunk(
+            r#"{"tool_calls":[{"index":0,"function":{"name":"g","arguments":"{}"}}]}"#,
+            "null",
+        ),
+        chunk("{}", r#""tool_calls""#),
+    ]);
+    assert_eq!(
+        got,
+        json!({"text":"","calls":[
+        {"id":null,"name":"f","arguments":{"a":1}},
+        {"id":null,"name":"g","arguments":{}}],"stop":"tool_use"})
+    );
+}
