@@ -7,7 +7,7 @@
 //! anything else binary (a binary frame starts with its big-endian length, 0x00 for
 //! any frame under 16 MiB).
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -133,6 +133,55 @@ struct BodyIn {
     message: Option<Value>,
 }
 
+/// A JSON line: an object whose member names are event names (one per line in
+/// practice), read as a list without building a map.
+struct EventLine<'a>(Vec<(Cow<'a, str>, BodyIn)>);
+
+impl<'de> Deserialize<'de> for EventLine<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct LineVisitor;
+        impl<'de> serde::de::Visitor<'de> for LineVisitor {
+            type Value = EventLine<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object {\"<eventName>\": {...}}")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut events = Vec::with_capacity(1);
+                while let Some(name) = map.next_key::<EventName<'de>>()? {
+                    events.push((name.0, map.next_value::<BodyIn>()?));
+                }
+                Ok(EventLine(events))
+            }
+        }
+        d.deserialize_map(LineVisitor)
+    }
+}
+
+/// An event name, borrowed from the input unless it holds escapes.
+struct EventName<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for EventName<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NameVisitor;
+        impl<'de> serde::de::Visitor<'de> for NameVisitor {
+            type Value = EventName<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an event name")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(EventName(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(EventName(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(NameVisitor)
+    }
+}
+
 /// The `delta` of `contentBlockDelta`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -162,11 +211,11 @@ struct ReasoningDeltaIn {
 impl FrameHandler for BedrockEvents {
     /// A JSON line: `{"<eventName>": {...}}`.
     fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
-        let Some(events) = parse_frame::<BTreeMap<&str, BodyIn>>(data, out) else {
+        let Some(EventLine(events)) = parse_frame::<EventLine<'_>>(data, out) else {
             return;
         };
         for (name, body) in events {
-            self.on_event(name, body, out);
+            self.on_event(&name, body, out);
         }
     }
 
