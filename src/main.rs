@@ -18,6 +18,8 @@ struct Cli {
 enum Command {
     /// List the registered tools and print their declaration in every dialect.
     Tools(cli::tools::ToolsArgs),
+    /// Replay a captured stream of text deltas through the tool-call detector.
+    Parse(cli::parse::ParseArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Tools(args) => cli::tools::run(args),
+        Command::Parse(args) => cli::parse::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

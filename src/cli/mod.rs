@@ -1,3 +1,4 @@
 //! Subcommands of the `toolrouter` binary, one module each.
 
+pub(crate) mod parse;
 pub(crate) mod tools;
