@@ -1,8 +1,9 @@
 //! Streaming detection benchmarks: one call per format with 1 KB, 16 KB and
-#![allow(missing_docs)] // criterion_group! generates an undocumented function
 //! 256 KB of file content as arguments, fed in 1-, 4- and 64-byte deltas (and
 //! 4 KB chunks), 1 MB of prose with 50 calls, and `serde_json::from_str` of the
 //! same arguments as the baseline. Filter with e.g. `cargo bench --bench detect -- hermes/16K`.
+
+#![allow(missing_docs)] // criterion_group! generates an undocumented function
 
 use std::hint::black_box;
 use std::sync::Arc;

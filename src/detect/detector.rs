@@ -850,17 +850,20 @@ impl StreamDetector {
             }
             _ => (kind, None, message),
         };
+        // Held separator whitespace before the markup is plain text again.
+        let ws = self.region_marker_offset(region);
+        self.emit_text(&region[..ws], floor, out);
         out.push(DetectEvent::Malformed {
             diagnostic: Diagnostic {
                 kind,
                 format,
                 name,
                 message,
-                raw: region.to_owned(),
+                raw: region[ws..].to_owned(),
             },
         });
         self.line_start = false;
-        self.emit_text(region, floor, out);
+        self.emit_text(&region[ws..], floor, out);
     }
 
     fn give_back_span(

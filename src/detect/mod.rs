@@ -15,6 +15,7 @@ mod sink;
 mod xml_call;
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests;
 
 pub use config::{CORE_TEXT_FORMATS, DetectConfig};

@@ -1,6 +1,8 @@
 //! The detector end to end: the `toolrouter parse` command, and the shared
 //! recorded provider streams replayed through the structured-call entry points.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -179,17 +181,17 @@ fn replay(name: &str) -> (String, Vec<Value>) {
             }
             for tc in delta["tool_calls"].as_array().into_iter().flatten() {
                 let index = tc["index"].as_u64().unwrap_or(0);
-                if let Some(fname) = tc["function"]["name"].as_str().filter(|n| !n.is_empty()) {
-                    if !open.contains(&index) {
-                        detector.structured_start(
-                            index,
-                            tc["id"].as_str(),
-                            fname,
-                            WireFormat::OpenAiChat,
-                            &mut events,
-                        );
-                        open.insert(index);
-                    }
+                if let Some(fname) = tc["function"]["name"].as_str().filter(|n| !n.is_empty())
+                    && !open.contains(&index)
+                {
+                    detector.structured_start(
+                        index,
+                        tc["id"].as_str(),
+                        fname,
+                        WireFormat::OpenAiChat,
+                        &mut events,
+                    );
+                    open.insert(index);
                 }
                 if let Some(args) = tc["function"]["arguments"].as_str() {
                     detector.structured_args(index, args, &mut events);

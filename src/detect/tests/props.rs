@@ -23,7 +23,7 @@ fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
     proptest::collection::vec(0..=len, 0..12)
 }
 
-fn split_at<'a>(input: &'a str, mut cuts: Vec<usize>) -> Vec<&'a str> {
+fn split_at(input: &str, mut cuts: Vec<usize>) -> Vec<&str> {
     cuts.retain(|&c| input.is_char_boundary(c));
     cuts.sort_unstable();
     cuts.dedup();
