@@ -20,6 +20,7 @@ pub use crate::core::{
     ToolShape, WireFormat, new_call_id,
 };
 pub use context::{ClientPeer, ToolContext};
+pub use detect::{DetectConfig, StreamDetector, detect_all};
 pub use hub::{Hub, HubBuilder};
 pub use registry::{
     RegisteredTool, RegistryChange, RegistryError, ToolError, ToolHandler, ToolPage, ToolRegistry,

@@ -28,6 +28,8 @@ enum Mode {
     FenceOpen {
         /// Backticks in the opener.
         ticks: usize,
+        /// Held separator whitespace before the opener (after a call).
+        lead: usize,
     },
     /// Inside a plain code fence: text until a closing fence. -> Text.
     Fence {
@@ -308,7 +310,9 @@ impl StreamDetector {
         loop {
             let progress = match self.mode {
                 Mode::Text => self.scan_text(cur, eof, floor, out),
-                Mode::FenceOpen { ticks } => self.scan_fence_open(cur, ticks, eof, floor, out),
+                Mode::FenceOpen { ticks, lead } => {
+                    self.scan_fence_open(cur, ticks, lead, eof, floor, out)
+                }
                 Mode::Fence { ticks } => self.scan_fence(cur, ticks, eof, floor, out),
                 Mode::Call { .. } => self.scan_call(cur, eof, floor, out),
             };
@@ -395,6 +399,30 @@ impl StreamDetector {
                 return None;
             }
             let first_byte = first_byte.unwrap_or(b' ');
+            if first_byte == b'`' {
+                // A fence after a call: its opener may start a fenced envelope, in
+                // which case the whitespace before it is a separator.
+                let bytes = self.pending.as_bytes();
+                let ws = &bytes[cur..first];
+                let at_line_start = match memchr::memrchr(b'\n', ws) {
+                    Some(p) => ws[p + 1..].iter().all(|&b| b == b' ' || b == b'\t'),
+                    None => self.line_start && ws.iter().all(|&b| b == b' ' || b == b'\t'),
+                };
+                let ticks = bytes[first..].iter().take_while(|&&b| b == b'`').count();
+                if at_line_start && first + ticks == len && !eof {
+                    self.keep_from(cur);
+                    return None;
+                }
+                if at_line_start && ticks >= 3 {
+                    self.boundary = false;
+                    self.held_ws = 0;
+                    self.mode = Mode::FenceOpen {
+                        ticks,
+                        lead: first - cur,
+                    };
+                    return Some(cur);
+                }
+            }
             if self.stops.contains(&first_byte) && first_byte != b'`' {
                 match self.probe(first, eof) {
                     ProbeOutcome::Match(parser, format) => {
@@ -438,7 +466,7 @@ impl StreamDetector {
                     return None;
                 }
                 if ticks >= 3 {
-                    self.mode = Mode::FenceOpen { ticks };
+                    self.mode = Mode::FenceOpen { ticks, lead: 0 };
                     return Some(cur);
                 }
                 let text = self.pending[at..at + ticks].to_owned();
@@ -537,18 +565,20 @@ impl StreamDetector {
     /// envelope and plain code.
     fn scan_fence_open(
         &mut self,
-        cur: usize,
+        start: usize,
         ticks: usize,
+        lead: usize,
         eof: bool,
         floor: usize,
         out: &mut Vec<DetectEvent>,
     ) -> Option<usize> {
+        let cur = start + lead;
         let bytes = self.pending.as_bytes();
         let window = &bytes[cur..bytes.len().min(cur + MAX_PROBE_BYTES)];
         let capped = bytes.len() > cur + MAX_PROBE_BYTES;
         let mut plain = |this: &mut Self| {
             this.mode = Mode::Fence { ticks };
-            let opener = "`".repeat(ticks);
+            let opener = this.pending[start..cur + ticks].to_owned();
             this.emit_text(&opener, floor, out);
             Some(cur + ticks)
         };
@@ -557,7 +587,7 @@ impl StreamDetector {
             if eof || capped {
                 return plain(self);
             }
-            self.keep_from(cur);
+            self.keep_from(start);
             return None;
         };
         let body = ticks + nl + 1;
@@ -570,7 +600,7 @@ impl StreamDetector {
             if eof || capped {
                 return plain(self);
             }
-            self.keep_from(cur);
+            self.keep_from(start);
             return None;
         }
         if window[first] != b'{' {
@@ -579,11 +609,11 @@ impl StreamDetector {
         match self.probe_with(cur + first, eof, |f| f.fence_envelope()) {
             ProbeOutcome::Match(parser, format) => {
                 let parser = Box::new(formats::fenced::FencedCall::new(parser, ticks, first));
-                self.begin_region(cur, cur, parser, format, Some(ticks));
+                self.begin_region(start, cur, parser, format, Some(ticks));
                 Some(cur)
             }
             ProbeOutcome::NeedMore if !capped => {
-                self.keep_from(cur);
+                self.keep_from(start);
                 None
             }
             _ => plain(self),

@@ -145,3 +145,21 @@ fn oversized_call_is_a_limit_diagnostic() {
     assert_eq!(o.malformed, vec![LimitExceeded]);
     assert_eq!(o.text, input);
 }
+
+#[test]
+fn the_newline_between_a_call_and_a_fenced_envelope_is_a_separator() {
+    let input = "<ls></ls>\n```json\n{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"ls\",\"input\":{}}\n```\n";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[("ls", json!({}), Xml), ("ls", json!({}), JsonToolUse)],
+            &[],
+        ),
+    );
+    let input = "<ls></ls>\n```rust\nfn x() {}\n```";
+    check_calls(
+        input,
+        expect("\n```rust\nfn x() {}\n```", &[("ls", json!({}), Xml)], &[]),
+    );
+}
