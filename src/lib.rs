@@ -28,6 +28,7 @@ pub use crate::core::{
 pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_builtins};
 pub use context::{ClientPeer, Elicitation, ToolContext};
 pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
+pub use detect::{DetectConfig, StreamDetector, detect_all};
 pub use exec::{ExecError, Executor, ExecutorConfig};
 pub use gateway::{Gateway, GatewayConfig, UpstreamConfig, UpstreamState, UpstreamStatus};
 pub use hub::{Hub, HubBuilder};

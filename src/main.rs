@@ -22,6 +22,8 @@ enum Command {
     Upstreams(cli::upstreams::UpstreamsArgs),
     /// Serve the tools as an MCP server over stdio or Streamable HTTP.
     Serve(cli::serve::ServeArgs),
+    /// Replay a captured stream of text deltas through the tool-call detector.
+    Parse(cli::parse::ParseArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Tools(args) => cli::tools::run(args),
         Command::Upstreams(args) => cli::upstreams::run(args),
         Command::Serve(args) => cli::serve::run(args),
+        Command::Parse(args) => cli::parse::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

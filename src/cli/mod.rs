@@ -1,5 +1,6 @@
 //! Subcommands of the `toolrouter` binary, one module each.
 
+pub(crate) mod parse;
 pub(crate) mod serve;
 pub(crate) mod tools;
 pub(crate) mod upstreams;

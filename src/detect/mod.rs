@@ -1,1 +1,23 @@
 //! The streaming tool-call detector.
+//!
+//! [`StreamDetector`] is fed text deltas and emits [`crate::DetectEvent`]s: visible
+//! text, calls (start, argument deltas, end) and diagnostics, in every enabled
+//! dialect at once. [`DetectConfig`] selects dialects and limits. Each dialect
+//! is a module under `formats/` behind one trait; see `docs/formats.md`.
+
+mod config;
+mod detector;
+mod format;
+mod formats;
+mod json_call;
+mod json_tokenizer;
+mod sink;
+mod xml_call;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;
+
+pub use config::{CORE_TEXT_FORMATS, DetectConfig};
+pub use detector::{StreamDetector, detect_all};
+pub use formats::text_formats;

@@ -2,6 +2,7 @@
 
 mod builtins;
 mod convert;
+mod detect;
 mod dialect_vectors;
 mod gateway;
 mod gateway_server;

@@ -1,0 +1,97 @@
+//! Shared check of the detector fuzz targets: the input, cut into deltas at
+//! positions chosen by the fuzzer, must give the same outcome as one piece, and
+//! text plus call regions must reproduce the input.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolrouter::detect::{DetectConfig, StreamDetector};
+use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
+
+fn catalog() -> Arc<ToolCatalog> {
+    let tools = [
+        ("read_file", json!({"properties": {"path": {"type": "string"}}})),
+        ("ls", json!({})),
+        ("search", json!({"properties": {"q": {"type": "string"}, "n": {"type": "integer"}, "o": {"type": "object"}}})),
+    ];
+    let schemas: Vec<(&str, JsonObject)> =
+        tools.into_iter().map(|(n, v)| (n, v.as_object().cloned().unwrap_or_default())).collect();
+    Arc::new(ToolCatalog::from_schemas(schemas.iter().map(|(n, s)| (*n, s))))
+}
+
+/// Text, calls (name, arguments, format), per-call concatenated deltas, diagnostic kinds.
+type Outcome = (String, Vec<(String, Value, WireFormat)>, Vec<String>, Vec<String>);
+
+fn run(pieces: &[&str], config: &DetectConfig) -> (Outcome, Vec<Range<usize>>) {
+    let mut detector = StreamDetector::new(catalog(), config.clone());
+    let mut events = Vec::new();
+    for p in pieces {
+        detector.feed(p, &mut events);
+    }
+    detector.finish(&mut events);
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    let mut deltas: Vec<(usize, String)> = Vec::new();
+    let mut malformed = Vec::new();
+    for e in events {
+        match e {
+            DetectEvent::Text { text: t } => text.push_str(&t),
+            DetectEvent::CallStart { index, .. } => deltas.push((index, String::new())),
+            DetectEvent::ArgsDelta { index, fragment } => {
+                let slot = deltas.iter_mut().find(|(i, _)| *i == index).expect("delta after start");
+                slot.1.push_str(&fragment);
+            }
+            DetectEvent::CallEnd { index, call } => {
+                let slot = deltas.iter().find(|(i, _)| *i == index).expect("end after start");
+                let parsed: Value = serde_json::from_str(&slot.1).expect("deltas are json");
+                assert_eq!(parsed, Value::Object(call.arguments.clone()), "deltas == arguments");
+                calls.push((call.name, Value::Object(call.arguments), call.format));
+            }
+            DetectEvent::Malformed { diagnostic } => malformed.push(format!("{:?}", diagnostic.kind)),
+            _ => {}
+        }
+    }
+    let deltas = deltas.into_iter().map(|(_, d)| d).collect();
+    ((text, calls, deltas, malformed), detector.call_regions().to_vec())
+}
+
+fn conserved(input: &str, text: &str, regions: &[Range<usize>]) {
+    let mut rest = String::new();
+    let mut pos = 0;
+    for r in regions {
+        assert!(r.start >= pos && r.end <= input.len(), "regions ordered");
+        rest.push_str(&input[pos..r.start]);
+        pos = r.end;
+    }
+    rest.push_str(&input[pos..]);
+    assert_eq!(rest, text, "conservation");
+}
+
+/// The fuzz check. The first byte seeds the cut positions; the rest is the text.
+pub fn check(format: Option<WireFormat>, data: &[u8]) {
+    let Some((&seed, rest)) = data.split_first() else { return };
+    let input = String::from_utf8_lossy(rest);
+    let config = match format {
+        Some(f) => DetectConfig::only(f),
+        None => DetectConfig::default(),
+    }
+    .with_regions();
+    let (whole, regions) = run(&[&input], &config);
+    conserved(&input, &whole.0, &regions);
+    // Cuts every `step` bytes (moved to char boundaries), step from the seed.
+    let step = usize::from(seed % 17) + 1;
+    let mut pieces = Vec::new();
+    let mut pos = 0;
+    while pos < input.len() {
+        let mut end = (pos + step).min(input.len());
+        while !input.is_char_boundary(end) {
+            end += 1;
+        }
+        pieces.push(&input[pos..end]);
+        pos = end;
+    }
+    let (split, regions) = run(&pieces, &config);
+    conserved(&input, &split.0, &regions);
+    assert_eq!(split, whole, "split-invariance (step {step})");
+}

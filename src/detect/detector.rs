@@ -1,0 +1,948 @@
+//! `StreamDetector`: the single-pass scanner that finds call regions in streamed
+//! text, hands each to its format's parser, and turns the rest into text events.
+//!
+//! The scanner keeps one buffer of unconsumed input (`pending`) and a cursor.
+//! Between calls it jumps from start byte to start byte (`memchr`), releasing
+//! everything before as text; at a start byte the enabled formats probe a
+//! bounded look-ahead. Inside a region the format's parser consumes the input.
+//! Only undecided look-ahead is kept between deltas, so each byte is examined a
+//! bounded number of times.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
+
+use super::config::{DetectConfig, MAX_PROBE_BYTES};
+use super::format::{CallParser, Probe, ProbeContext, Status, TextFormat};
+use super::formats;
+use super::sink::{CallSink, RegionRecord, finished_call};
+
+/// What the scanner is doing.
+enum Mode {
+    /// Visible text; looking for start bytes. -> Call (a probe matched), FenceOpen (``` at a line start).
+    Text,
+    /// A fence opener was seen; deciding whether its content is one call envelope.
+    /// -> Call (envelope) or Fence (plain code).
+    FenceOpen {
+        /// Backticks in the opener.
+        ticks: usize,
+        /// Held separator whitespace before the opener (after a call).
+        lead: usize,
+    },
+    /// Inside a plain code fence: text until a closing fence. -> Text.
+    Fence {
+        /// Backticks in the opener.
+        ticks: usize,
+    },
+    /// Inside a call region, driven by its parser. -> Text (or Fence when a
+    /// fenced envelope is given back as text).
+    Call {
+        parser: Box<dyn CallParser>,
+        format: WireFormat,
+        /// Backticks of the fence around the region, if fenced.
+        fence: Option<usize>,
+    },
+}
+
+/// A structured (provider-side) call in progress.
+#[derive(Debug)]
+struct StructuredCall {
+    index: usize,
+    id: String,
+    name: String,
+    format: WireFormat,
+    args: String,
+    over_limit: bool,
+}
+
+/// The streaming tool-call detector.
+///
+/// Feed it text deltas with [`feed`](Self::feed), then call
+/// [`finish`](Self::finish) once at end of stream. Structured provider calls
+/// enter the same event stream through [`structured_start`](Self::structured_start),
+/// [`structured_args`](Self::structured_args) and
+/// [`structured_end`](Self::structured_end).
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolrouter::detect::{DetectConfig, StreamDetector};
+/// use toolrouter::{DetectEvent, JsonObject, ToolCatalog};
+///
+/// let schema: JsonObject = serde_json::from_str(r#"{"type":"object","properties":{"path":{"type":"string"}}}"#).unwrap();
+/// let catalog = Arc::new(ToolCatalog::from_schemas([("read_file", &schema)]));
+/// let mut detector = StreamDetector::new(catalog, DetectConfig::default());
+/// let mut events = Vec::new();
+/// for delta in ["Reading.\n<read_", "file><path>src/a", ".rs</path></read_file>"] {
+///     detector.feed(delta, &mut events);
+/// }
+/// detector.finish(&mut events);
+/// let call = events.iter().find_map(|e| match e {
+///     DetectEvent::CallEnd { call, .. } => Some(call.clone()),
+///     _ => None,
+/// }).unwrap();
+/// assert_eq!(call.name, "read_file");
+/// assert_eq!(call.arguments["path"], "src/a.rs");
+/// ```
+pub struct StreamDetector {
+    catalog: Arc<ToolCatalog>,
+    config: DetectConfig,
+    formats: Vec<&'static dyn TextFormat>,
+    stops: Vec<u8>,
+    pending: String,
+    /// Absolute offset of `pending[0]`.
+    pending_at: usize,
+    mode: Mode,
+    region: String,
+    region_at: usize,
+    record: RegionRecord,
+    /// The last thing before the cursor is the stream start or a call region.
+    boundary: bool,
+    /// Leading bytes of `pending` known to be held whitespace.
+    held_ws: usize,
+    /// Everything since the last newline is spaces or tabs.
+    line_start: bool,
+    next_index: usize,
+    structured: HashMap<u64, StructuredCall>,
+    regions: Vec<Range<usize>>,
+    finished: bool,
+}
+
+impl std::fmt::Debug for StreamDetector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamDetector")
+            .field("config", &self.config)
+            .field("pending", &self.pending.len())
+            .field("next_index", &self.next_index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamDetector {
+    /// A detector for one stream.
+    pub fn new(catalog: Arc<ToolCatalog>, config: DetectConfig) -> Self {
+        let formats = formats::enabled(&config.formats);
+        let mut stops: Vec<u8> = formats
+            .iter()
+            .flat_map(|f| f.start_bytes().iter().copied())
+            .collect();
+        stops.push(b'`');
+        stops.sort_unstable();
+        stops.dedup();
+        Self {
+            catalog,
+            config,
+            formats,
+            stops,
+            pending: String::new(),
+            pending_at: 0,
+            mode: Mode::Text,
+            region: String::new(),
+            region_at: 0,
+            record: RegionRecord::default(),
+            boundary: true,
+            held_ws: 0,
+            line_start: true,
+            next_index: 0,
+            structured: HashMap::new(),
+            regions: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// Feeds the next text delta; appends the events it decides to `out`.
+    pub fn feed(&mut self, delta: &str, out: &mut Vec<DetectEvent>) {
+        if self.finished || delta.is_empty() {
+            return;
+        }
+        self.pending.push_str(delta);
+        self.run(false, out);
+    }
+
+    /// Ends the stream: decides everything held back, gives unfinished markup
+    /// back as text, and reports structured calls left open.
+    pub fn finish(&mut self, out: &mut Vec<DetectEvent>) {
+        if self.finished {
+            return;
+        }
+        self.run(true, out);
+        self.finished = true;
+        let mut open: Vec<StructuredCall> = self.structured.drain().map(|(_, c)| c).collect();
+        open.sort_by_key(|c| c.index);
+        for call in open {
+            out.push(DetectEvent::Malformed {
+                diagnostic: Diagnostic {
+                    kind: DiagnosticKind::Unfinished,
+                    format: call.format,
+                    name: Some(call.name),
+                    message: format!(
+                        "structured call {} ended before its arguments were closed",
+                        call.id
+                    ),
+                    raw: call.args,
+                },
+            });
+        }
+    }
+
+    /// The byte ranges of the input that belong to call regions (calls and
+    /// their separators), when [`DetectConfig::record_regions`] is set.
+    pub fn call_regions(&self) -> &[Range<usize>] {
+        &self.regions
+    }
+
+    /// The number of calls started so far (text and structured).
+    pub fn calls_started(&self) -> usize {
+        self.next_index
+    }
+
+    /// A structured provider call begins (`key` is the provider's own handle,
+    /// e.g. the OpenAI `tool_calls` index or the Anthropic content block index).
+    /// A key still open is ended first.
+    pub fn structured_start(
+        &mut self,
+        key: u64,
+        id: Option<&str>,
+        name: &str,
+        format: WireFormat,
+        out: &mut Vec<DetectEvent>,
+    ) {
+        if self.structured.contains_key(&key) {
+            self.structured_end(key, out);
+        }
+        let index = self.next_index;
+        self.next_index += 1;
+        let id = match id {
+            Some(id) if !id.is_empty() => id.to_owned(),
+            _ => crate::core::new_call_id(),
+        };
+        out.push(DetectEvent::CallStart {
+            index,
+            id: id.clone(),
+            name: name.to_owned(),
+            format,
+        });
+        self.structured.insert(
+            key,
+            StructuredCall {
+                index,
+                id,
+                name: name.to_owned(),
+                format,
+                args: String::new(),
+                over_limit: false,
+            },
+        );
+    }
+
+    /// More argument text of a structured call; unknown keys are ignored.
+    pub fn structured_args(&mut self, key: u64, fragment: &str, out: &mut Vec<DetectEvent>) {
+        let max = self.config.max_call_bytes;
+        let Some(call) = self.structured.get_mut(&key) else {
+            tracing::debug!(key, "arguments for a structured call that is not open");
+            return;
+        };
+        if call.over_limit || fragment.is_empty() {
+            return;
+        }
+        if call.args.len() + fragment.len() > max {
+            call.over_limit = true;
+            return;
+        }
+        call.args.push_str(fragment);
+        out.push(DetectEvent::ArgsDelta {
+            index: call.index,
+            fragment: fragment.to_owned(),
+        });
+    }
+
+    /// A structured call is complete. Empty or whitespace-only arguments mean
+    /// `{}`; arguments that are not a JSON object give a `Malformed` diagnostic
+    /// (no text is returned for structured calls).
+    pub fn structured_end(&mut self, key: u64, out: &mut Vec<DetectEvent>) {
+        let Some(call) = self.structured.remove(&key) else {
+            return;
+        };
+        let malformed = |kind, message: String, call: StructuredCall| DetectEvent::Malformed {
+            diagnostic: Diagnostic {
+                kind,
+                format: call.format,
+                name: Some(call.name),
+                message,
+                raw: call.args,
+            },
+        };
+        if call.over_limit {
+            let message = format!(
+                "structured arguments exceed {} bytes",
+                self.config.max_call_bytes
+            );
+            out.push(malformed(DiagnosticKind::LimitExceeded, message, call));
+            return;
+        }
+        let arguments = if call.args.trim().is_empty() {
+            out.push(DetectEvent::ArgsDelta {
+                index: call.index,
+                fragment: "{}".to_owned(),
+            });
+            JsonObject::new()
+        } else {
+            match serde_json::from_str::<JsonObject>(&call.args) {
+                Ok(args) => args,
+                Err(e) => {
+                    let message = format!("arguments are not a json object: {e}");
+                    out.push(malformed(DiagnosticKind::Invalid, message, call));
+                    return;
+                }
+            }
+        };
+        out.push(DetectEvent::CallEnd {
+            index: call.index,
+            call: finished_call(call.id, &call.name, arguments, call.format),
+        });
+    }
+
+    /// Runs the scanner over `pending`.
+    fn run(&mut self, eof: bool, out: &mut Vec<DetectEvent>) {
+        let floor = out.len();
+        let mut cur = 0usize;
+        loop {
+            let progress = match self.mode {
+                Mode::Text => self.scan_text(cur, eof, floor, out),
+                Mode::FenceOpen { ticks, lead } => {
+                    self.scan_fence_open(cur, ticks, lead, eof, floor, out)
+                }
+                Mode::Fence { ticks } => self.scan_fence(cur, ticks, eof, floor, out),
+                Mode::Call { .. } => self.scan_call(cur, eof, floor, out),
+            };
+            match progress {
+                Some(next) => cur = next,
+                None => break,
+            }
+        }
+    }
+
+    /// Drops `pending[..cur]` (consumed) and keeps the look-ahead.
+    fn keep_from(&mut self, cur: usize) {
+        self.pending.drain(..cur);
+        self.pending_at += cur;
+    }
+
+    /// Emits visible text, merging with the previous text event of this call.
+    fn emit_text(&mut self, text: &str, floor: usize, out: &mut Vec<DetectEvent>) {
+        if text.is_empty() {
+            return;
+        }
+        self.note_line(text);
+        if out.len() > floor
+            && let Some(DetectEvent::Text { text: last }) = out.last_mut()
+        {
+            last.push_str(text);
+            return;
+        }
+        out.push(DetectEvent::Text {
+            text: text.to_owned(),
+        });
+    }
+
+    fn note_line(&mut self, s: &str) {
+        let blank = |t: &str| t.bytes().all(|b| b == b' ' || b == b'\t');
+        match memchr::memrchr(b'\n', s.as_bytes()) {
+            Some(p) => self.line_start = blank(&s[p + 1..]),
+            None => self.line_start = self.line_start && blank(s),
+        }
+    }
+
+    fn add_region(&mut self, range: Range<usize>) {
+        if !self.config.record_regions || range.is_empty() {
+            return;
+        }
+        if let Some(last) = self.regions.last_mut()
+            && last.end == range.start
+        {
+            last.end = range.end;
+            return;
+        }
+        self.regions.push(range);
+    }
+
+    /// Text mode. Returns the next cursor, or `None` to wait for input.
+    fn scan_text(
+        &mut self,
+        mut cur: usize,
+        eof: bool,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) -> Option<usize> {
+        let bytes = self.pending.as_bytes();
+        if self.boundary {
+            // Whitespace after a call (or the stream start) is held until we know
+            // whether a call or real text follows.
+            let ws = bytes[cur + self.held_ws..]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+            self.held_ws += ws;
+            let first = cur + self.held_ws;
+            let len = bytes.len();
+            let first_byte = bytes.get(first).copied();
+            if first == len {
+                if eof {
+                    let at = self.pending_at + cur;
+                    self.add_region(at..at + self.held_ws);
+                    self.held_ws = 0;
+                    self.keep_from(len);
+                    return None;
+                }
+                self.keep_from(cur);
+                return None;
+            }
+            let first_byte = first_byte.unwrap_or(b' ');
+            if first_byte == b'`' {
+                // A fence after a call: its opener may start a fenced envelope, in
+                // which case the whitespace before it is a separator.
+                let bytes = self.pending.as_bytes();
+                let ws = &bytes[cur..first];
+                let at_line_start = match memchr::memrchr(b'\n', ws) {
+                    Some(p) => ws[p + 1..].iter().all(|&b| b == b' ' || b == b'\t'),
+                    None => self.line_start && ws.iter().all(|&b| b == b' ' || b == b'\t'),
+                };
+                let ticks = bytes[first..].iter().take_while(|&&b| b == b'`').count();
+                if at_line_start && first + ticks == len && !eof {
+                    self.keep_from(cur);
+                    return None;
+                }
+                if at_line_start && ticks >= 3 {
+                    self.boundary = false;
+                    self.held_ws = 0;
+                    self.mode = Mode::FenceOpen {
+                        ticks,
+                        lead: first - cur,
+                    };
+                    return Some(cur);
+                }
+            }
+            if self.stops.contains(&first_byte) && first_byte != b'`' {
+                match self.probe(first, eof) {
+                    ProbeOutcome::Match(parser, format) => {
+                        self.begin_region(cur, first, parser, format, None);
+                        return Some(first);
+                    }
+                    ProbeOutcome::NeedMore => {
+                        self.keep_from(cur);
+                        return None;
+                    }
+                    ProbeOutcome::NoMatch => {}
+                }
+            }
+            self.boundary = false;
+            self.held_ws = 0;
+        }
+        loop {
+            let next = self.find_stop(cur);
+            let Some(at) = next else {
+                let text = self.pending[cur..].to_owned();
+                self.emit_text(&text, floor, out);
+                let len = self.pending.len();
+                self.keep_from(len);
+                return None;
+            };
+            if at > cur {
+                let text = self.pending[cur..at].to_owned();
+                self.emit_text(&text, floor, out);
+                cur = at;
+            }
+            let bytes = self.pending.as_bytes();
+            if bytes[at] == b'`' {
+                if !self.line_start {
+                    self.emit_text("`", floor, out);
+                    cur = at + 1;
+                    continue;
+                }
+                let ticks = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+                if at + ticks == bytes.len() && !eof {
+                    self.keep_from(cur);
+                    return None;
+                }
+                if ticks >= 3 {
+                    self.mode = Mode::FenceOpen { ticks, lead: 0 };
+                    return Some(cur);
+                }
+                let text = self.pending[at..at + ticks].to_owned();
+                self.emit_text(&text, floor, out);
+                cur = at + ticks;
+                continue;
+            }
+            match self.probe(at, eof) {
+                ProbeOutcome::Match(parser, format) => {
+                    self.begin_region(at, at, parser, format, None);
+                    return Some(at);
+                }
+                ProbeOutcome::NeedMore => {
+                    self.keep_from(cur);
+                    return None;
+                }
+                ProbeOutcome::NoMatch => {
+                    let c = &self.pending[at..at + 1];
+                    let c = c.to_owned();
+                    self.emit_text(&c, floor, out);
+                    cur = at + 1;
+                }
+            }
+        }
+    }
+
+    fn find_stop(&self, from: usize) -> Option<usize> {
+        let hay = &self.pending.as_bytes()[from..];
+        let found = match self.stops.as_slice() {
+            [a] => memchr::memchr(*a, hay),
+            [a, b] => memchr::memchr2(*a, *b, hay),
+            [a, b, c] => memchr::memchr3(*a, *b, *c, hay),
+            many => hay.iter().position(|x| many.contains(x)),
+        };
+        found.map(|p| p + from)
+    }
+
+    /// Probes the enabled formats, in registration order, at `at`.
+    fn probe(&self, at: usize, eof: bool) -> ProbeOutcome {
+        self.probe_with(at, eof, |_| true)
+    }
+
+    fn probe_with(
+        &self,
+        at: usize,
+        eof: bool,
+        filter: impl Fn(&dyn TextFormat) -> bool,
+    ) -> ProbeOutcome {
+        let c = self.pending.as_bytes()[at];
+        let end = self.pending.len().min(at + MAX_PROBE_BYTES);
+        let end = floor_char_boundary(&self.pending, end);
+        let capped = end < self.pending.len();
+        let cx = ProbeContext {
+            catalog: &self.catalog,
+            eof: eof || capped,
+        };
+        for format in &self.formats {
+            if !format.start_bytes().contains(&c) || !filter(*format) {
+                continue;
+            }
+            match format.probe(&self.pending[at..end], &cx) {
+                Probe::NoMatch => {}
+                Probe::NeedMore => return ProbeOutcome::NeedMore,
+                Probe::Match(parser) => return ProbeOutcome::Match(parser, format.format()),
+            }
+        }
+        ProbeOutcome::NoMatch
+    }
+
+    /// Starts a region at `start` (held whitespace included); the parser begins at `marker`.
+    fn begin_region(
+        &mut self,
+        start: usize,
+        marker: usize,
+        parser: Box<dyn CallParser>,
+        format: WireFormat,
+        fence: Option<usize>,
+    ) {
+        self.region.clear();
+        self.region.push_str(&self.pending[start..marker]);
+        self.region_at = self.pending_at + start;
+        self.record = RegionRecord {
+            defer_end: fence.is_some(),
+            ..RegionRecord::default()
+        };
+        self.held_ws = 0;
+        self.boundary = false;
+        self.mode = Mode::Call {
+            parser,
+            format,
+            fence,
+        };
+    }
+
+    /// Just after a fence opener at a line start: decide between a fenced call
+    /// envelope and plain code.
+    fn scan_fence_open(
+        &mut self,
+        start: usize,
+        ticks: usize,
+        lead: usize,
+        eof: bool,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) -> Option<usize> {
+        let cur = start + lead;
+        let bytes = self.pending.as_bytes();
+        let window = &bytes[cur..bytes.len().min(cur + MAX_PROBE_BYTES)];
+        let capped = bytes.len() > cur + MAX_PROBE_BYTES;
+        let mut plain = |this: &mut Self| {
+            this.mode = Mode::Fence { ticks };
+            let opener = this.pending[start..cur + ticks].to_owned();
+            this.emit_text(&opener, floor, out);
+            Some(cur + ticks)
+        };
+        // Info string: up to the end of the line.
+        let Some(nl) = memchr::memchr(b'\n', &window[ticks..]) else {
+            if eof || capped {
+                return plain(self);
+            }
+            self.keep_from(start);
+            return None;
+        };
+        let body = ticks + nl + 1;
+        let ws = window[body..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        let first = body + ws;
+        if first == window.len() {
+            if eof || capped {
+                return plain(self);
+            }
+            self.keep_from(start);
+            return None;
+        }
+        if window[first] != b'{' {
+            return plain(self);
+        }
+        match self.probe_with(cur + first, eof, |f| f.fence_envelope()) {
+            ProbeOutcome::Match(parser, format) => {
+                let parser = Box::new(formats::fenced::FencedCall::new(parser, ticks, first));
+                self.begin_region(start, cur, parser, format, Some(ticks));
+                Some(cur)
+            }
+            ProbeOutcome::NeedMore if !capped => {
+                self.keep_from(start);
+                None
+            }
+            _ => plain(self),
+        }
+    }
+
+    /// Inside plain code: text up to and including a closing fence.
+    fn scan_fence(
+        &mut self,
+        mut cur: usize,
+        ticks: usize,
+        eof: bool,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) -> Option<usize> {
+        loop {
+            let bytes = self.pending.as_bytes();
+            let Some(rel) = memchr::memchr(b'`', &bytes[cur..]) else {
+                let text = self.pending[cur..].to_owned();
+                self.emit_text(&text, floor, out);
+                let len = self.pending.len();
+                self.keep_from(len);
+                return None;
+            };
+            let at = cur + rel;
+            if at > cur {
+                let text = self.pending[cur..at].to_owned();
+                self.emit_text(&text, floor, out);
+            }
+            let bytes = self.pending.as_bytes();
+            let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+            let len = bytes.len();
+            if self.line_start && at + run == len && !eof {
+                self.keep_from(at);
+                return None;
+            }
+            let closes = self.line_start && run >= ticks;
+            let text = self.pending[at..at + run].to_owned();
+            self.emit_text(&text, floor, out);
+            cur = at + run;
+            if closes {
+                self.mode = Mode::Text;
+                return Some(cur);
+            }
+        }
+    }
+
+    /// Inside a call region.
+    fn scan_call(
+        &mut self,
+        cur: usize,
+        eof: bool,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) -> Option<usize> {
+        let Mode::Call {
+            parser,
+            format,
+            fence,
+        } = &mut self.mode
+        else {
+            return None;
+        };
+        let (format, fence) = (*format, *fence);
+        let room = self.config.max_call_bytes.saturating_sub(self.region.len());
+        let end = floor_char_boundary(&self.pending, cur.saturating_add(room));
+        let capped = end < self.pending.len();
+        let input = &self.pending[cur..end];
+        let eof = eof && !capped;
+        let mut sink = CallSink {
+            catalog: &self.catalog,
+            base: self.region.len(),
+            events: out,
+            record: &mut self.record,
+            next_index: &mut self.next_index,
+            floor,
+        };
+        let parsed = parser.parse(input, eof, &mut sink);
+        let used = parsed.used.min(input.len());
+        self.region.push_str(&input[..used]);
+        let next = cur + used;
+        let status = if capped && parsed.status == Status::NeedMore {
+            Status::Abandon {
+                kind: DiagnosticKind::LimitExceeded,
+                message: format!("call region exceeds {} bytes", self.config.max_call_bytes),
+            }
+        } else {
+            parsed.status
+        };
+        match status {
+            Status::NeedMore if !eof => {
+                self.keep_from(next);
+                None
+            }
+            Status::NeedMore => {
+                // The parser could not decide at end of stream: unfinished.
+                let rest = self.pending[next..].to_owned();
+                self.region.push_str(&rest);
+                let len = self.pending.len();
+                self.abandon(
+                    format,
+                    fence,
+                    DiagnosticKind::Unfinished,
+                    "the stream ended inside the call".into(),
+                    floor,
+                    out,
+                );
+                Some(len)
+            }
+            Status::Done => {
+                self.accept(format, floor, out);
+                Some(next)
+            }
+            Status::Reject => {
+                // Not a call: the first byte of the marker is text, the rest is scanned again.
+                let mut full = std::mem::take(&mut self.region);
+                full.push_str(&self.pending[next..]);
+                let marker_at = self.region_marker_offset(&full);
+                let keep_text = (marker_at + 1).min(full.len());
+                let text = full[..keep_text].to_owned();
+                let again = full[keep_text..].to_owned();
+                self.mode = if let Some(ticks) = fence {
+                    Mode::Fence { ticks }
+                } else {
+                    Mode::Text
+                };
+                self.emit_text(&text, floor, out);
+                self.pending = again;
+                self.pending_at = self.region_at + keep_text;
+                self.record = RegionRecord::default();
+                Some(0)
+            }
+            Status::Abandon { kind, message } => {
+                self.abandon(format, fence, kind, message, floor, out);
+                Some(next)
+            }
+        }
+    }
+
+    /// Offset of the marker in the region (after held separator whitespace).
+    fn region_marker_offset(&self, region: &str) -> usize {
+        region
+            .bytes()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count()
+    }
+
+    /// The region ended as parsed.
+    fn accept(&mut self, format: WireFormat, floor: usize, out: &mut Vec<DetectEvent>) {
+        let region = std::mem::take(&mut self.region);
+        let record = std::mem::take(&mut self.record);
+        self.mode = Mode::Text;
+        if record.completed == 0 {
+            self.give_back_all(
+                &region,
+                format,
+                &record,
+                DiagnosticKind::Invalid,
+                "the markup holds no call".into(),
+                floor,
+                out,
+            );
+            return;
+        }
+        out.extend(record.deferred);
+        let mut pos = 0;
+        for span in &record.text_spans {
+            self.add_region(self.region_at + pos..self.region_at + span.start);
+            self.give_back_span(
+                &region[span.start..span.end],
+                span.format,
+                Some(span.name.clone()),
+                floor,
+                out,
+            );
+            pos = span.end;
+        }
+        self.add_region(self.region_at + pos..self.region_at + region.len());
+        self.boundary = record
+            .text_spans
+            .last()
+            .is_none_or(|s| s.end < region.len());
+        self.line_start = false;
+        if self.boundary {
+            self.held_ws = 0;
+        }
+    }
+
+    /// The region did not end as a call: give back what is not a finished call.
+    #[allow(clippy::too_many_arguments)]
+    fn abandon(
+        &mut self,
+        format: WireFormat,
+        fence: Option<usize>,
+        kind: DiagnosticKind,
+        message: String,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) {
+        let region = std::mem::take(&mut self.region);
+        let record = std::mem::take(&mut self.record);
+        self.mode = match fence {
+            Some(ticks) => Mode::Fence { ticks },
+            None => Mode::Text,
+        };
+        self.boundary = false;
+        if record.completed == 0 || fence.is_some() {
+            self.give_back_all(&region, format, &record, kind, message, floor, out);
+            if let Some(ticks) = fence {
+                // The fence is plain code; it is closed already if the region saw it.
+                let _ = ticks;
+            }
+            return;
+        }
+        out.extend(record.deferred);
+        let cut = record.committed_to.min(region.len());
+        let mut pos = 0;
+        for span in record.text_spans.iter().filter(|s| s.end <= cut) {
+            self.add_region(self.region_at + pos..self.region_at + span.start);
+            self.give_back_span(
+                &region[span.start..span.end],
+                span.format,
+                Some(span.name.clone()),
+                floor,
+                out,
+            );
+            pos = span.end;
+        }
+        self.add_region(self.region_at + pos..self.region_at + cut);
+        let rest = &region[cut..];
+        out.push(DetectEvent::Malformed {
+            diagnostic: Diagnostic {
+                kind,
+                format,
+                name: None,
+                message,
+                raw: rest.to_owned(),
+            },
+        });
+        self.line_start = false;
+        self.emit_text(rest, floor, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn give_back_all(
+        &mut self,
+        region: &str,
+        format: WireFormat,
+        record: &RegionRecord,
+        kind: DiagnosticKind,
+        message: String,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) {
+        let (kind, name, message) = match record.text_spans.first() {
+            Some(span)
+                if kind != DiagnosticKind::Unfinished && kind != DiagnosticKind::LimitExceeded =>
+            {
+                (
+                    DiagnosticKind::UnknownTool,
+                    Some(span.name.clone()),
+                    format!("`{}` is not a registered tool", span.name),
+                )
+            }
+            _ => (kind, None, message),
+        };
+        // Held separator whitespace before the markup is plain text again.
+        let ws = self.region_marker_offset(region);
+        self.emit_text(&region[..ws], floor, out);
+        out.push(DetectEvent::Malformed {
+            diagnostic: Diagnostic {
+                kind,
+                format,
+                name,
+                message,
+                raw: region[ws..].to_owned(),
+            },
+        });
+        self.line_start = false;
+        self.emit_text(&region[ws..], floor, out);
+    }
+
+    fn give_back_span(
+        &mut self,
+        raw: &str,
+        format: WireFormat,
+        name: Option<String>,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) {
+        let message = match &name {
+            Some(n) => format!("`{n}` is not a registered tool"),
+            None => "not a call".to_owned(),
+        };
+        out.push(DetectEvent::Malformed {
+            diagnostic: Diagnostic {
+                kind: DiagnosticKind::UnknownTool,
+                format,
+                name,
+                message,
+                raw: raw.to_owned(),
+            },
+        });
+        self.emit_text(raw, floor, out);
+    }
+}
+
+enum ProbeOutcome {
+    NoMatch,
+    NeedMore,
+    Match(Box<dyn CallParser>, WireFormat),
+}
+
+/// The largest char boundary at or below `i`.
+pub(crate) fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Parses a whole text at once: feed it, then finish.
+pub fn detect_all(text: &str, catalog: Arc<ToolCatalog>, config: DetectConfig) -> Vec<DetectEvent> {
+    let mut detector = StreamDetector::new(catalog, config);
+    let mut out = Vec::new();
+    detector.feed(text, &mut out);
+    detector.finish(&mut out);
+    out
+}

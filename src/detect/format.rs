@@ -1,0 +1,119 @@
+//! The trait every text dialect implements, and what a parser reports.
+//!
+//! A dialect is two things: a [`TextFormat`] that recognises the start of a call
+//! at a start byte (a bounded look-ahead: [`Probe`]), and the [`CallParser`] it
+//! returns, a state machine that consumes the call region incrementally and
+//! emits events through a [`CallSink`]. Adding a dialect is one module with
+//! these two types plus one line in `formats::registry`.
+
+use crate::core::{DiagnosticKind, ToolCatalog, WireFormat};
+
+use super::sink::CallSink;
+
+/// What a format's look-ahead decided about the bytes at a start byte.
+pub(crate) enum Probe {
+    /// Not a call of this format: the start byte is text.
+    NoMatch,
+    /// Cannot decide yet: hold the bytes back.
+    NeedMore,
+    /// A call region begins here; the parser consumes it from its first byte.
+    Match(Box<dyn CallParser>),
+}
+
+/// What a probe may know besides the bytes.
+pub(crate) struct ProbeContext<'a> {
+    /// The registered tools.
+    pub(crate) catalog: &'a ToolCatalog,
+    /// The input ends after the given bytes.
+    pub(crate) eof: bool,
+}
+
+/// A text dialect's recogniser.
+pub(crate) trait TextFormat: Send + Sync {
+    /// The dialect, for diagnostics and `--format`.
+    fn format(&self) -> WireFormat;
+    /// The bytes a call of this format can begin with (the scanner's stop set).
+    fn start_bytes(&self) -> &'static [u8];
+    /// Decides whether `input` (starting at a start byte) opens a call. Must be
+    /// decided within [`super::config::MAX_PROBE_BYTES`] bytes: beyond, the
+    /// detector treats `NeedMore` as `NoMatch`.
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe;
+    /// Whether this format is a JSON envelope that may fill a code fence alone.
+    fn fence_envelope(&self) -> bool {
+        false
+    }
+}
+
+/// The result of one [`CallParser::parse`] step.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Parsed {
+    /// Bytes of the input that belong to the region (consumed).
+    pub(crate) used: usize,
+    /// What happened.
+    pub(crate) status: Status,
+}
+
+/// Where a call parser stands after a step.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Status {
+    /// More input is needed; everything but a bounded look-ahead was consumed.
+    NeedMore,
+    /// The region ends after `used` bytes.
+    Done,
+    /// Not a call after all, decided early: the region's first byte is text and
+    /// the rest is scanned again.
+    Reject,
+    /// Markup that did not become a call: the unfinished part goes back as text
+    /// with a diagnostic.
+    Abandon {
+        /// Why.
+        kind: DiagnosticKind,
+        /// A lowercase explanation.
+        message: String,
+    },
+}
+
+impl Parsed {
+    pub(crate) fn need_more(used: usize) -> Self {
+        Parsed {
+            used,
+            status: Status::NeedMore,
+        }
+    }
+
+    pub(crate) fn done(used: usize) -> Self {
+        Parsed {
+            used,
+            status: Status::Done,
+        }
+    }
+
+    pub(crate) fn reject() -> Self {
+        Parsed {
+            used: 0,
+            status: Status::Reject,
+        }
+    }
+
+    pub(crate) fn abandon(used: usize, kind: DiagnosticKind, message: impl Into<String>) -> Self {
+        Parsed {
+            used,
+            status: Status::Abandon {
+                kind,
+                message: message.into(),
+            },
+        }
+    }
+}
+
+/// A call region's incremental parser.
+///
+/// `parse` gets the unconsumed input (what it left last time followed by the
+/// new delta) and returns how much it consumed. It must consume all but a
+/// bounded look-ahead, so no byte is examined more than a bounded number of
+/// times. With `eof` set it must decide: `Done` (the body is complete),
+/// `Abandon`, or `Reject`.
+pub(crate) trait CallParser: Send {
+    /// Consumes as much of `input` as can be decided.
+    fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed;
+}

@@ -1,0 +1,163 @@
+//! JSON `tool_use` objects in text: `{"type":"tool_use","id":"...","name":"...","input":{...}}`.
+//!
+//! The object opens a candidate when its first key is `type`, `id`, `name` or
+//! `input`; it is a call only if `type` is `"tool_use"` (otherwise it is text).
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::json_call::{
+    ArgsCapture, EnvelopeHandler, FirstKey, JsonCallParser, Verdict, first_key,
+};
+use super::super::json_tokenizer::{Directive, JsonEvent};
+use super::super::sink::{CallSink, finished_call};
+
+/// The JSON `tool_use` dialect.
+pub(crate) struct JsonToolUse;
+
+impl TextFormat for JsonToolUse {
+    fn format(&self) -> WireFormat {
+        WireFormat::JsonToolUse
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"{"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        match first_key(input) {
+            FirstKey::Key("type" | "id" | "name" | "input") => Probe::Match(Box::new(
+                JsonCallParser::new(0, None, ToolUseHandler::default()),
+            )),
+            FirstKey::NeedMore if !cx.eof => Probe::NeedMore,
+            _ => Probe::NoMatch,
+        }
+    }
+
+    fn fence_envelope(&self) -> bool {
+        true
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Key {
+    #[default]
+    Other,
+    Type,
+    Id,
+    Name,
+    Input,
+}
+
+/// Reads `tool_use` objects.
+#[derive(Debug, Default)]
+pub(crate) struct ToolUseHandler {
+    depth: usize,
+    key: Key,
+    tool_use: Option<bool>,
+    id: Option<String>,
+    name: Option<String>,
+    call: Option<(usize, String)>,
+    args: ArgsCapture,
+    verdict: Option<Verdict>,
+}
+
+impl ToolUseHandler {
+    fn try_start(&mut self, sink: &mut CallSink<'_>, force: bool) {
+        if self.call.is_none()
+            && self.tool_use == Some(true)
+            && let Some(name) = &self.name
+            && sink.is_tool(name)
+            && (force || self.id.is_some() || self.args.begun())
+        {
+            self.call = Some(sink.start(self.id.as_deref(), name, WireFormat::JsonToolUse));
+        }
+        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+    }
+}
+
+impl EnvelopeHandler for ToolUseHandler {
+    fn event(&mut self, ev: JsonEvent<'_>, _base: usize, sink: &mut CallSink<'_>) -> Directive {
+        if self.verdict.is_some() {
+            return Directive::Stop;
+        }
+        match ev {
+            JsonEvent::ObjectStart(_) | JsonEvent::ArrayStart(_) => self.depth += 1,
+            JsonEvent::ObjectEnd(_) | JsonEvent::ArrayEnd(_) => self.depth -= 1,
+            JsonEvent::Key(k) if self.depth == 1 => {
+                self.key = match k {
+                    "type" => Key::Type,
+                    "id" => Key::Id,
+                    "name" => Key::Name,
+                    "input" => Key::Input,
+                    _ => Key::Other,
+                };
+                if self.key == Key::Input {
+                    return Directive::Raw;
+                }
+            }
+            JsonEvent::Str(s) if self.depth == 1 => {
+                match self.key {
+                    Key::Type => {
+                        self.tool_use = Some(s == "tool_use");
+                        if s != "tool_use" {
+                            self.verdict = Some(Verdict::Reject);
+                            return Directive::Stop;
+                        }
+                    }
+                    Key::Id => self.id = Some(s.to_owned()),
+                    Key::Name => self.name = Some(s.to_owned()),
+                    _ => {}
+                }
+                self.try_start(sink, false);
+            }
+            JsonEvent::Scalar(_)
+                if self.depth == 1 && matches!(self.key, Key::Type | Key::Name) =>
+            {
+                self.verdict = Some(Verdict::Reject);
+                return Directive::Stop;
+            }
+            JsonEvent::RawStart(kind) => {
+                self.args.start(kind);
+                self.try_start(sink, false);
+            }
+            JsonEvent::RawChunk(c) => {
+                self.args.chunk(c);
+                self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+            }
+            _ => {}
+        }
+        Directive::Continue
+    }
+
+    fn verdict(&mut self) -> Option<Verdict> {
+        self.verdict.take()
+    }
+
+    fn started(&self) -> bool {
+        self.call.is_some()
+    }
+
+    fn finish(&mut self, base: usize, end: usize, sink: &mut CallSink<'_>) -> Result<(), Verdict> {
+        if self.tool_use != Some(true) {
+            return Err(Verdict::Reject);
+        }
+        let Some(name) = self.name.clone() else {
+            return Err(Verdict::Invalid(
+                "the tool_use object has no name".to_owned(),
+            ));
+        };
+        self.try_start(sink, true);
+        let Some((index, id)) = self.call.clone() else {
+            sink.unknown(base, end, &name, WireFormat::JsonToolUse);
+            return Ok(());
+        };
+        let arguments = self.args.finish(index, sink)?;
+        sink.end(
+            index,
+            finished_call(id, &name, arguments, WireFormat::JsonToolUse),
+            end,
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,43 @@
+//! The text dialects, one module each, and the registry that enables them.
+//!
+//! To add a dialect: write a module with a `TextFormat` (probe) and its
+//! `CallParser`, then add one line to [`registry`].
+
+pub(crate) mod anthropic_invoke;
+pub(crate) mod fenced;
+pub(crate) mod hermes;
+pub(crate) mod json_tool_use;
+pub(crate) mod openai_function;
+pub(crate) mod qwen3_coder;
+pub(crate) mod xml_tag;
+
+use crate::core::WireFormat;
+
+use super::format::TextFormat;
+
+/// Every text dialect, in probing order: when two could open at the same byte,
+/// the earlier wins.
+fn registry() -> &'static [&'static dyn TextFormat] {
+    &[
+        &anthropic_invoke::AnthropicInvoke,
+        &qwen3_coder::Qwen3Coder,
+        &hermes::Hermes,
+        &openai_function::OpenAiFunction,
+        &json_tool_use::JsonToolUse,
+        &xml_tag::XmlTag,
+    ]
+}
+
+/// The registered dialects among `formats`, in probing order.
+pub(crate) fn enabled(formats: &[WireFormat]) -> Vec<&'static dyn TextFormat> {
+    registry()
+        .iter()
+        .copied()
+        .filter(|f| formats.contains(&f.format()))
+        .collect()
+}
+
+/// The text formats the detector knows.
+pub fn text_formats() -> Vec<WireFormat> {
+    registry().iter().map(|f| f.format()).collect()
+}

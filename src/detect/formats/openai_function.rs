@@ -1,0 +1,209 @@
+//! OpenAI function-call JSON in text:
+//! `{"tool_calls":[{"id":"call_1","type":"function","function":{"name":"NAME","arguments":"{\"a\":1}"}}]}`.
+//!
+//! Each element of `tool_calls` is a call; `arguments` may be the usual JSON
+//! string (decoded as it streams) or an object.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::json_call::{
+    ArgsCapture, EnvelopeHandler, FirstKey, JsonCallParser, Verdict, first_key,
+};
+use super::super::json_tokenizer::{Directive, JsonEvent};
+use super::super::sink::{CallSink, finished_call};
+
+/// The OpenAI function-call dialect.
+pub(crate) struct OpenAiFunction;
+
+impl TextFormat for OpenAiFunction {
+    fn format(&self) -> WireFormat {
+        WireFormat::OpenAiFunction
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"{"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        match first_key(input) {
+            FirstKey::Key("tool_calls") => Probe::Match(Box::new(JsonCallParser::new(
+                0,
+                None,
+                ToolCallsHandler::default(),
+            ))),
+            FirstKey::NeedMore if !cx.eof => Probe::NeedMore,
+            _ => Probe::NoMatch,
+        }
+    }
+
+    fn fence_envelope(&self) -> bool {
+        true
+    }
+}
+
+/// One element of `tool_calls`.
+#[derive(Debug, Default)]
+struct Element {
+    start: usize,
+    id: Option<String>,
+    name: Option<String>,
+    call: Option<(usize, String)>,
+    args: ArgsCapture,
+}
+
+/// Reads `{"tool_calls": [...]}` envelopes.
+#[derive(Debug, Default)]
+pub(crate) struct ToolCallsHandler {
+    depth: usize,
+    key1: String,
+    key3: String,
+    key4: String,
+    in_list: bool,
+    element: Option<Element>,
+    elements: usize,
+    any_started: bool,
+    verdict: Option<Verdict>,
+}
+
+impl Element {
+    fn try_start(&mut self, sink: &mut CallSink<'_>, force: bool) {
+        if self.call.is_none()
+            && let Some(name) = &self.name
+            && sink.is_tool(name)
+            && (force || self.id.is_some() || self.args.begun())
+        {
+            self.call = Some(sink.start(self.id.as_deref(), name, WireFormat::OpenAiFunction));
+        }
+        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+    }
+}
+
+impl ToolCallsHandler {
+    fn end_element(&mut self, base: usize, at: usize, sink: &mut CallSink<'_>) -> Directive {
+        let Some(mut el) = self.element.take() else {
+            return Directive::Continue;
+        };
+        let end = base + at + 1;
+        let Some(name) = el.name.clone() else {
+            self.verdict = Some(Verdict::Invalid(
+                "a tool_calls entry has no function name".to_owned(),
+            ));
+            return Directive::Stop;
+        };
+        el.try_start(sink, true);
+        match el.call.clone() {
+            None => sink.unknown(el.start, end, &name, WireFormat::OpenAiFunction),
+            Some((index, id)) => match el.args.finish(index, sink) {
+                Ok(arguments) => sink.end(
+                    index,
+                    finished_call(id, &name, arguments, WireFormat::OpenAiFunction),
+                    end,
+                ),
+                Err(v) => {
+                    self.verdict = Some(v);
+                    return Directive::Stop;
+                }
+            },
+        }
+        Directive::Continue
+    }
+}
+
+impl EnvelopeHandler for ToolCallsHandler {
+    fn event(&mut self, ev: JsonEvent<'_>, base: usize, sink: &mut CallSink<'_>) -> Directive {
+        if self.verdict.is_some() {
+            return Directive::Stop;
+        }
+        match ev {
+            JsonEvent::ArrayStart(_) => {
+                self.depth += 1;
+                if self.depth == 2 && self.key1 == "tool_calls" {
+                    self.in_list = true;
+                }
+            }
+            JsonEvent::ArrayEnd(_) => {
+                self.depth -= 1;
+                if self.depth == 1 {
+                    self.in_list = false;
+                }
+            }
+            JsonEvent::ObjectStart(at) => {
+                self.depth += 1;
+                if self.depth == 3 && self.in_list {
+                    self.elements += 1;
+                    self.element = Some(Element {
+                        start: base + at,
+                        ..Element::default()
+                    });
+                }
+            }
+            JsonEvent::ObjectEnd(at) => {
+                self.depth -= 1;
+                if self.depth == 2 && self.in_list {
+                    return self.end_element(base, at, sink);
+                }
+            }
+            JsonEvent::Key(k) => match self.depth {
+                1 => self.key1 = k.to_owned(),
+                3 => self.key3 = k.to_owned(),
+                4 if self.key3 == "function" && self.element.is_some() => {
+                    self.key4 = k.to_owned();
+                    if k == "arguments" || k == "parameters" {
+                        return Directive::Raw;
+                    }
+                }
+                _ => {}
+            },
+            JsonEvent::Str(s) => {
+                let Some(el) = self.element.as_mut() else {
+                    return Directive::Continue;
+                };
+                match self.depth {
+                    3 if self.key3 == "id" => el.id = Some(s.to_owned()),
+                    4 if self.key3 == "function" && self.key4 == "name" => {
+                        el.name = Some(s.to_owned())
+                    }
+                    _ => return Directive::Continue,
+                }
+                el.try_start(sink, false);
+                self.any_started |= el.call.is_some();
+            }
+            JsonEvent::RawStart(kind) => {
+                if let Some(el) = self.element.as_mut() {
+                    el.args.start(kind);
+                    el.try_start(sink, false);
+                    self.any_started |= el.call.is_some();
+                }
+            }
+            JsonEvent::RawChunk(c) => {
+                if let Some(el) = self.element.as_mut() {
+                    el.args.chunk(c);
+                    el.args.flush(el.call.as_ref().map(|c| c.0), sink);
+                }
+            }
+            _ => {}
+        }
+        Directive::Continue
+    }
+
+    fn verdict(&mut self) -> Option<Verdict> {
+        self.verdict.take()
+    }
+
+    fn started(&self) -> bool {
+        self.any_started
+    }
+
+    fn finish(
+        &mut self,
+        _base: usize,
+        _end: usize,
+        _sink: &mut CallSink<'_>,
+    ) -> Result<(), Verdict> {
+        if self.elements == 0 {
+            return Err(Verdict::Reject);
+        }
+        Ok(())
+    }
+}

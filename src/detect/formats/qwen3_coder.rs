@@ -1,0 +1,34 @@
+//! Qwen3-Coder: `<tool_call><function=NAME><parameter=P>value</parameter></function></tool_call>`.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec};
+use super::anthropic_invoke::tag_then;
+
+const OPEN: &str = "<tool_call>";
+
+/// The Qwen3-Coder dialect.
+pub(crate) struct Qwen3Coder;
+
+impl TextFormat for Qwen3Coder {
+    fn format(&self) -> WireFormat {
+        WireFormat::Qwen3Coder
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"<"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        tag_then(input, OPEN, b"<function=", cx, || {
+            Box::new(XmlCallParser::new(XmlSpec {
+                format: WireFormat::Qwen3Coder,
+                open_len: OPEN.len(),
+                block_close: Some("</tool_call>"),
+                entry: EntrySyntax::FunctionEq,
+                param: ParamSyntax::ParameterEq,
+            }))
+        })
+    }
+}

@@ -1,0 +1,53 @@
+//! XML tag per tool (Cline, Thea): `<read_file><path>src/a.ts</path></read_file>`.
+//!
+//! Only a registered tool name opens a call, and only when the open tag is
+//! followed (after whitespace) by another tag, so `<div>` or `<T>` in prose, and
+//! a tool tag mentioned in a sentence, stay text.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::xml_call::{
+    EntrySyntax, Open, ParamSyntax, XmlCallParser, XmlSpec, ident_byte, match_open,
+};
+
+/// The Cline-style dialect.
+pub(crate) struct XmlTag;
+
+impl TextFormat for XmlTag {
+    fn format(&self) -> WireFormat {
+        WireFormat::Xml
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"<"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        if cx.catalog.is_empty() {
+            return Probe::NoMatch;
+        }
+        let max = cx.catalog.longest_name();
+        let (name, len) = match match_open(input, "<", ">", ident_byte, max) {
+            Open::Match(name, len) => (name, len),
+            Open::NeedMore if !cx.eof => return Probe::NeedMore,
+            _ => return Probe::NoMatch,
+        };
+        if !cx.catalog.contains(&name) {
+            return Probe::NoMatch;
+        }
+        let rest = &input.as_bytes()[len..];
+        let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        match rest.get(ws) {
+            None if !cx.eof => Probe::NeedMore,
+            Some(b'<') => Probe::Match(Box::new(XmlCallParser::new(XmlSpec {
+                format: WireFormat::Xml,
+                open_len: len,
+                block_close: None,
+                entry: EntrySyntax::Named { name },
+                param: ParamSyntax::TagPerParam,
+            }))),
+            _ => Probe::NoMatch,
+        }
+    }
+}

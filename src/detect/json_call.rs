@@ -1,0 +1,243 @@
+//! The call parser shared by the JSON dialects: an optional wrapper tag, one JSON
+//! envelope read by [`JsonTokenizer`], an optional closing tag. What the
+//! envelope means is up to an [`EnvelopeHandler`], one per dialect.
+
+use crate::core::{DiagnosticKind, JsonObject};
+
+use super::format::{CallParser, Parsed};
+use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus, ValueKind};
+use super::sink::CallSink;
+use super::xml_call::starts;
+
+/// A handler's decision that the envelope is not (or not a valid) call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Not a call: scan the text again.
+    Reject,
+    /// A call envelope that is broken.
+    Invalid(String),
+}
+
+/// The meaning of one dialect's envelope.
+pub(crate) trait EnvelopeHandler: Send {
+    /// One structural event; `base` is the region offset of the tokenizer's byte 0.
+    fn event(&mut self, ev: JsonEvent<'_>, base: usize, sink: &mut CallSink<'_>) -> Directive;
+    /// A decision taken during `event` (returned there as `Directive::Stop`).
+    fn verdict(&mut self) -> Option<Verdict>;
+    /// Whether a call was started (a broken envelope is then `Invalid`, not `Reject`).
+    fn started(&self) -> bool;
+    /// The top-level value ended at region offset `end`.
+    fn finish(&mut self, base: usize, end: usize, sink: &mut CallSink<'_>) -> Result<(), Verdict>;
+}
+
+/// Where a JSON call parser is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsonState {
+    /// Consuming the wrapper opener the probe confirmed. -> Json.
+    Prefix { left: usize },
+    /// Inside the envelope. -> Suffix / done.
+    Json,
+    /// After the envelope: whitespace and the closing tag, if any. -> done.
+    Suffix,
+}
+
+/// A JSON dialect's call parser.
+pub(crate) struct JsonCallParser<H> {
+    state: JsonState,
+    suffix: Option<&'static str>,
+    tok: JsonTokenizer,
+    tok_base: Option<usize>,
+    handler: H,
+}
+
+impl<H: EnvelopeHandler> JsonCallParser<H> {
+    /// A parser that skips `prefix_len` bytes, reads one envelope, then an
+    /// optional `suffix` tag.
+    pub(crate) fn new(prefix_len: usize, suffix: Option<&'static str>, handler: H) -> Self {
+        Self {
+            state: JsonState::Prefix { left: prefix_len },
+            suffix,
+            tok: JsonTokenizer::new(),
+            tok_base: None,
+            handler,
+        }
+    }
+}
+
+impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
+    fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        loop {
+            match self.state {
+                JsonState::Prefix { left } => {
+                    let n = left.min(bytes.len() - i);
+                    i += n;
+                    if left > n {
+                        self.state = JsonState::Prefix { left: left - n };
+                        return Parsed::need_more(i);
+                    }
+                    self.state = JsonState::Json;
+                }
+                JsonState::Json => {
+                    let base = *self.tok_base.get_or_insert(sink.base + i);
+                    let Self { tok, handler, .. } = self;
+                    let status = tok.feed(&input[i..], &mut |ev| handler.event(ev, base, sink));
+                    match status {
+                        TokStatus::NeedMore => {
+                            return Parsed::need_more(bytes.len());
+                        }
+                        TokStatus::Stopped => {
+                            return match self.handler.verdict() {
+                                Some(Verdict::Invalid(m)) => {
+                                    Parsed::abandon(bytes.len(), DiagnosticKind::Invalid, m)
+                                }
+                                _ => Parsed::reject(),
+                            };
+                        }
+                        TokStatus::Invalid(_) => {
+                            if self.handler.started() {
+                                return Parsed::abandon(
+                                    bytes.len(),
+                                    DiagnosticKind::Invalid,
+                                    "the call envelope is not valid json",
+                                );
+                            }
+                            return Parsed::reject();
+                        }
+                        TokStatus::Done(n) => {
+                            i += n;
+                            let end = sink.base + i;
+                            match self.handler.finish(base, end, sink) {
+                                Ok(()) => {}
+                                Err(Verdict::Reject) => return Parsed::reject(),
+                                Err(Verdict::Invalid(m)) => {
+                                    return Parsed::abandon(i, DiagnosticKind::Invalid, m);
+                                }
+                            }
+                            if self.suffix.is_none() {
+                                return Parsed::done(i);
+                            }
+                            self.state = JsonState::Suffix;
+                        }
+                    }
+                }
+                JsonState::Suffix => {
+                    let Some(suffix) = self.suffix else {
+                        return Parsed::done(i);
+                    };
+                    let j = i + bytes[i..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    if j == bytes.len() {
+                        return if eof {
+                            Parsed::done(i)
+                        } else {
+                            Parsed::need_more(i)
+                        };
+                    }
+                    return match starts(&bytes[j..], suffix.as_bytes()) {
+                        Some(true) => Parsed::done(j + suffix.len()),
+                        None if !eof => Parsed::need_more(i),
+                        _ => Parsed::done(i),
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// Captures an arguments value: streams it when it is an object (raw text) or a
+/// string (decoded text, which must hold an object); holds anything else.
+#[derive(Debug, Default)]
+pub(crate) struct ArgsCapture {
+    kind: Option<ValueKind>,
+    text: String,
+    emitted: usize,
+}
+
+impl ArgsCapture {
+    /// The value began.
+    pub(crate) fn start(&mut self, kind: ValueKind) {
+        self.kind = Some(kind);
+    }
+
+    /// Whether the value has begun.
+    pub(crate) fn begun(&self) -> bool {
+        self.kind.is_some()
+    }
+
+    /// More of the value.
+    pub(crate) fn chunk(&mut self, s: &str) {
+        self.text.push_str(s);
+    }
+
+    /// Emits what is new, when the call has started and the value streams.
+    pub(crate) fn flush(&mut self, index: Option<usize>, sink: &mut CallSink<'_>) {
+        let (Some(index), Some(ValueKind::Object | ValueKind::String)) = (index, self.kind) else {
+            return;
+        };
+        if self.emitted < self.text.len() {
+            sink.args(index, &self.text[self.emitted..]);
+            self.emitted = self.text.len();
+        }
+    }
+
+    /// The finished arguments object; emits `{}` when there were none.
+    pub(crate) fn finish(
+        &mut self,
+        index: usize,
+        sink: &mut CallSink<'_>,
+    ) -> Result<JsonObject, Verdict> {
+        self.flush(Some(index), sink);
+        let empty = |sink: &mut CallSink<'_>| {
+            sink.args(index, "{}");
+            Ok(JsonObject::new())
+        };
+        match self.kind {
+            None => empty(sink),
+            Some(ValueKind::Object | ValueKind::String) if self.text.trim().is_empty() => {
+                empty(sink)
+            }
+            Some(ValueKind::Scalar) if self.text == "null" => empty(sink),
+            Some(ValueKind::Object | ValueKind::String) => {
+                serde_json::from_str::<JsonObject>(&self.text)
+                    .map_err(|e| Verdict::Invalid(format!("arguments are not a json object: {e}")))
+            }
+            Some(_) => Err(Verdict::Invalid(
+                "arguments are not a json object".to_owned(),
+            )),
+        }
+    }
+}
+
+/// Reads `{` ws* `"KEY"` at the start of `input`: the first key of an object.
+pub(crate) enum FirstKey<'a> {
+    Key(&'a str),
+    NeedMore,
+    NotAnObject,
+}
+
+pub(crate) fn first_key(input: &str) -> FirstKey<'_> {
+    let bytes = input.as_bytes();
+    if bytes.first() != Some(&b'{') {
+        return FirstKey::NotAnObject;
+    }
+    let ws = bytes[1..]
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    let q = 1 + ws;
+    match bytes.get(q) {
+        None => return FirstKey::NeedMore,
+        Some(b'"') => {}
+        Some(_) => return FirstKey::NotAnObject,
+    }
+    match memchr::memchr2(b'"', b'\\', &bytes[q + 1..]) {
+        None if bytes.len() - q > 32 => FirstKey::NotAnObject,
+        None => FirstKey::NeedMore,
+        Some(rel) if bytes[q + 1 + rel] == b'"' => FirstKey::Key(&input[q + 1..q + 1 + rel]),
+        Some(_) => FirstKey::NotAnObject,
+    }
+}

@@ -1,0 +1,564 @@
+//! An incremental JSON tokenizer for call envelopes: one top-level value, fed in
+//! pieces, each byte examined once.
+//!
+//! It reports structure (objects, arrays, keys, small strings and scalars) to a
+//! callback. When the callback answers [`Directive::Raw`] to a key, the value of
+//! that key is not tokenized but passed through as [`JsonEvent::RawChunk`]s: raw
+//! JSON text for objects, arrays and scalars, decoded content for strings (so an
+//! `"arguments": "{\"a\":1}"` string yields the text `{"a":1}`). Escapes and
+//! surrogate pairs split between pieces are carried in the decoder's state.
+
+/// What a raw-captured value turned out to be, from its first byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueKind {
+    /// `{`.
+    Object,
+    /// `[`.
+    Array,
+    /// `"`: chunks are the decoded content, without quotes.
+    String,
+    /// A number, `true`, `false` or `null`.
+    Scalar,
+}
+
+/// One piece of structure. Offsets are byte positions since the tokenizer began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonEvent<'a> {
+    /// `{` at the offset.
+    ObjectStart(usize),
+    /// `}` at the offset.
+    ObjectEnd(usize),
+    /// `[` at the offset.
+    ArrayStart(usize),
+    /// `]` at the offset.
+    ArrayEnd(usize),
+    /// A complete object key (decoded).
+    Key(&'a str),
+    /// A complete string value (decoded), not raw-captured.
+    Str(&'a str),
+    /// A complete number or literal, not raw-captured.
+    Scalar(&'a str),
+    /// A raw-captured value begins.
+    RawStart(ValueKind),
+    /// More of a raw-captured value.
+    RawChunk(&'a str),
+    /// The raw-captured value ended.
+    RawEnd,
+}
+
+/// The callback's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Directive {
+    /// Tokenize on.
+    Continue,
+    /// Capture the value of the key just reported raw.
+    Raw,
+    /// Stop at once: the caller has decided.
+    Stop,
+}
+
+/// The outcome of one `feed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TokStatus {
+    /// All input consumed; the value is not complete.
+    NeedMore,
+    /// The top-level value ended; this many bytes of the input belong to it.
+    Done(usize),
+    /// The input is not JSON at this byte of the input.
+    Invalid(usize),
+    /// The callback asked to stop.
+    Stopped,
+}
+
+/// Where the tokenizer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Expecting a value (skipping whitespace). -> InString / InScalar / InRaw / AfterValue (on `{`/`[` push).
+    Value,
+    /// After a value: `,` or a closing bracket. -> Key / Value / Done.
+    AfterValue,
+    /// Just after `{`: a key or `}`. -> InKey / AfterValue.
+    KeyOrEnd,
+    /// After `,` in an object: a key. -> InKey.
+    Key,
+    /// Inside a key string. -> Colon.
+    InKey,
+    /// After a key: `:`. -> Value.
+    Colon,
+    /// Inside a string value. -> AfterValue.
+    InString,
+    /// Inside a number or literal. -> AfterValue (at a delimiter, not consumed).
+    InScalar,
+    /// Inside a raw-captured value. -> AfterValue.
+    InRaw,
+    /// The top-level value is complete.
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Object,
+    Array,
+}
+
+/// Escape state of a string decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Escape {
+    #[default]
+    None,
+    Backslash,
+    Unicode {
+        digits: u8,
+        value: u16,
+    },
+}
+
+/// Decodes JSON string content incrementally.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StrDecoder {
+    escape: Escape,
+    high: Option<u16>,
+}
+
+impl StrDecoder {
+    /// Decodes from `input` into `out` up to the closing quote; returns the offset
+    /// just after the quote, or `None` when the string goes on. `Err(offset)` on an
+    /// invalid escape.
+    pub(crate) fn decode(&mut self, input: &str, out: &mut String) -> Result<Option<usize>, usize> {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match self.escape {
+                Escape::None => {
+                    let Some(rel) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+                        if i < bytes.len() {
+                            self.flush_high(out);
+                            out.push_str(&input[i..]);
+                        }
+                        return Ok(None);
+                    };
+                    if rel > 0 {
+                        self.flush_high(out);
+                        out.push_str(&input[i..i + rel]);
+                    }
+                    i += rel;
+                    if bytes[i] == b'"' {
+                        self.flush_high(out);
+                        return Ok(Some(i + 1));
+                    }
+                    self.escape = Escape::Backslash;
+                    i += 1;
+                }
+                Escape::Backslash => {
+                    let c = bytes[i];
+                    i += 1;
+                    if c == b'u' {
+                        self.escape = Escape::Unicode {
+                            digits: 0,
+                            value: 0,
+                        };
+                        continue;
+                    }
+                    let decoded = match c {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        _ => return Err(i - 1),
+                    };
+                    self.flush_high(out);
+                    out.push(decoded);
+                    self.escape = Escape::None;
+                }
+                Escape::Unicode { digits, value } => {
+                    let c = bytes[i];
+                    let Some(d) = (c as char).to_digit(16) else {
+                        return Err(i);
+                    };
+                    i += 1;
+                    let value = (value << 4) | d as u16;
+                    if digits < 3 {
+                        self.escape = Escape::Unicode {
+                            digits: digits + 1,
+                            value,
+                        };
+                        continue;
+                    }
+                    self.escape = Escape::None;
+                    self.code_unit(value, out);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether the decoder is between a string's characters (no escape open).
+    fn code_unit(&mut self, unit: u16, out: &mut String) {
+        match unit {
+            0xD800..=0xDBFF => {
+                self.flush_high(out);
+                self.high = Some(unit);
+            }
+            0xDC00..=0xDFFF => match self.high.take() {
+                Some(high) => {
+                    let c = 0x10000 + (((high as u32) - 0xD800) << 10) + ((unit as u32) - 0xDC00);
+                    out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                }
+                None => out.push('\u{FFFD}'),
+            },
+            _ => {
+                self.flush_high(out);
+                out.push(char::from_u32(unit as u32).unwrap_or('\u{FFFD}'));
+            }
+        }
+    }
+
+    /// A high surrogate not followed by a low one becomes U+FFFD.
+    fn flush_high(&mut self, out: &mut String) {
+        if self.high.take().is_some() {
+            out.push('\u{FFFD}');
+        }
+    }
+}
+
+/// The raw-capture scanner for objects and arrays.
+#[derive(Debug, Clone, Copy, Default)]
+struct RawScan {
+    kind: Option<ValueKind>,
+    depth: usize,
+    in_str: bool,
+    escaped: bool,
+}
+
+/// An incremental tokenizer for one top-level JSON value.
+#[derive(Debug, Default)]
+pub(crate) struct JsonTokenizer {
+    state: StateCell,
+    stack: Vec<Container>,
+    buf: String,
+    decoder: StrDecoder,
+    raw: RawScan,
+    raw_next: bool,
+    consumed: usize,
+}
+
+#[derive(Debug)]
+struct StateCell(State);
+
+impl Default for StateCell {
+    fn default() -> Self {
+        StateCell(State::Value)
+    }
+}
+
+impl JsonTokenizer {
+    /// A tokenizer expecting one value.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds the next piece.
+    pub(crate) fn feed(
+        &mut self,
+        input: &str,
+        on: &mut dyn FnMut(JsonEvent<'_>) -> Directive,
+    ) -> TokStatus {
+        let status = self.run(input, on);
+        match status {
+            TokStatus::NeedMore => self.consumed += input.len(),
+            TokStatus::Done(n) => self.consumed += n,
+            TokStatus::Invalid(_) | TokStatus::Stopped => {}
+        }
+        status
+    }
+
+    fn run(&mut self, input: &str, on: &mut dyn FnMut(JsonEvent<'_>) -> Directive) -> TokStatus {
+        let mut stopped = false;
+        let mut on = |ev: JsonEvent<'_>| {
+            let d = on(ev);
+            if d == Directive::Stop {
+                stopped = true;
+            }
+            d
+        };
+        let status = self.run_inner(input, &mut on);
+        if stopped { TokStatus::Stopped } else { status }
+    }
+
+    fn run_inner(
+        &mut self,
+        input: &str,
+        on: &mut dyn FnMut(JsonEvent<'_>) -> Directive,
+    ) -> TokStatus {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let at = self.consumed + i;
+            match self.state.0 {
+                State::Done => return TokStatus::Done(i),
+                State::Value => {
+                    let c = bytes[i];
+                    if c.is_ascii_whitespace() {
+                        i += 1;
+                        continue;
+                    }
+                    if self.raw_next {
+                        self.raw_next = false;
+                        let kind = match c {
+                            b'{' => ValueKind::Object,
+                            b'[' => ValueKind::Array,
+                            b'"' => ValueKind::String,
+                            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => ValueKind::Scalar,
+                            _ => return TokStatus::Invalid(i),
+                        };
+                        on(JsonEvent::RawStart(kind));
+                        self.raw = RawScan {
+                            kind: Some(kind),
+                            ..RawScan::default()
+                        };
+                        self.state.0 = State::InRaw;
+                        if kind == ValueKind::String {
+                            i += 1;
+                        }
+                        continue;
+                    }
+                    match c {
+                        b'{' => {
+                            self.stack.push(Container::Object);
+                            on(JsonEvent::ObjectStart(at));
+                            self.state.0 = State::KeyOrEnd;
+                        }
+                        b'[' => {
+                            self.stack.push(Container::Array);
+                            on(JsonEvent::ArrayStart(at));
+                            self.state.0 = State::Value;
+                        }
+                        b'"' => {
+                            self.buf.clear();
+                            self.decoder = StrDecoder::default();
+                            self.state.0 = State::InString;
+                        }
+                        b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                            self.buf.clear();
+                            self.state.0 = State::InScalar;
+                            continue;
+                        }
+                        b']' if self.stack.last() == Some(&Container::Array) => {
+                            // `[ ]` split so that the look-ahead above missed it.
+                            self.stack.pop();
+                            on(JsonEvent::ArrayEnd(at));
+                            self.after_value();
+                        }
+                        _ => return TokStatus::Invalid(i),
+                    }
+                    i += 1;
+                }
+                State::AfterValue => {
+                    let c = bytes[i];
+                    i += 1;
+                    match (c, self.stack.last()) {
+                        (c, _) if c.is_ascii_whitespace() => {}
+                        (b',', Some(Container::Object)) => self.state.0 = State::Key,
+                        (b',', Some(Container::Array)) => self.state.0 = State::Value,
+                        (b'}', Some(Container::Object)) => {
+                            self.stack.pop();
+                            on(JsonEvent::ObjectEnd(at));
+                            self.after_value();
+                        }
+                        (b']', Some(Container::Array)) => {
+                            self.stack.pop();
+                            on(JsonEvent::ArrayEnd(at));
+                            self.after_value();
+                        }
+                        _ => return TokStatus::Invalid(i - 1),
+                    }
+                }
+                State::KeyOrEnd | State::Key => {
+                    let c = bytes[i];
+                    i += 1;
+                    match c {
+                        c if c.is_ascii_whitespace() => {}
+                        b'"' => {
+                            self.buf.clear();
+                            self.decoder = StrDecoder::default();
+                            self.state.0 = State::InKey;
+                        }
+                        b'}' if self.state.0 == State::KeyOrEnd => {
+                            self.stack.pop();
+                            on(JsonEvent::ObjectEnd(at));
+                            self.after_value();
+                        }
+                        _ => return TokStatus::Invalid(i - 1),
+                    }
+                }
+                State::InKey | State::InString => {
+                    match self.decoder.decode(&input[i..], &mut self.buf) {
+                        Err(e) => return TokStatus::Invalid(i + e),
+                        Ok(None) => i = bytes.len(),
+                        Ok(Some(n)) => {
+                            i += n;
+                            if self.state.0 == State::InKey {
+                                self.state.0 = State::Colon;
+                                if on(JsonEvent::Key(&self.buf)) == Directive::Raw {
+                                    self.raw_next = true;
+                                }
+                            } else {
+                                on(JsonEvent::Str(&self.buf));
+                                self.after_value();
+                            }
+                        }
+                    }
+                }
+                State::Colon => {
+                    let c = bytes[i];
+                    i += 1;
+                    match c {
+                        c if c.is_ascii_whitespace() => {}
+                        b':' => self.state.0 = State::Value,
+                        _ => return TokStatus::Invalid(i - 1),
+                    }
+                }
+                State::InScalar => {
+                    let start = i;
+                    while i < bytes.len() && is_scalar_byte(bytes[i]) {
+                        i += 1;
+                    }
+                    self.buf.push_str(&input[start..i]);
+                    if i < bytes.len() {
+                        if !valid_scalar(&self.buf) {
+                            return TokStatus::Invalid(i);
+                        }
+                        on(JsonEvent::Scalar(&self.buf));
+                        self.after_value();
+                    }
+                }
+                State::InRaw => match self.raw_scan(input, i, on) {
+                    Ok(next) => i = next,
+                    Err(e) => return TokStatus::Invalid(e),
+                },
+            }
+        }
+        if self.state.0 == State::Done {
+            return TokStatus::Done(bytes.len());
+        }
+        TokStatus::NeedMore
+    }
+
+    /// Scans a raw-captured value from `i`; returns where it stopped.
+    fn raw_scan(
+        &mut self,
+        input: &str,
+        start: usize,
+        on: &mut dyn FnMut(JsonEvent<'_>) -> Directive,
+    ) -> Result<usize, usize> {
+        let bytes = input.as_bytes();
+        let kind = self.raw.kind.unwrap_or(ValueKind::Scalar);
+        match kind {
+            ValueKind::String => {
+                self.buf.clear();
+                let res = self.decoder.decode(&input[start..], &mut self.buf);
+                match res {
+                    Err(e) => Err(start + e),
+                    Ok(None) => {
+                        if !self.buf.is_empty() {
+                            on(JsonEvent::RawChunk(&self.buf));
+                        }
+                        Ok(bytes.len())
+                    }
+                    Ok(Some(n)) => {
+                        if !self.buf.is_empty() {
+                            on(JsonEvent::RawChunk(&self.buf));
+                        }
+                        on(JsonEvent::RawEnd);
+                        self.decoder = StrDecoder::default();
+                        self.after_value();
+                        Ok(start + n)
+                    }
+                }
+            }
+            ValueKind::Scalar => {
+                let mut i = start;
+                while i < bytes.len() && is_scalar_byte(bytes[i]) {
+                    i += 1;
+                }
+                if i > start {
+                    on(JsonEvent::RawChunk(&input[start..i]));
+                }
+                if i < bytes.len() {
+                    on(JsonEvent::RawEnd);
+                    self.after_value();
+                }
+                Ok(i)
+            }
+            ValueKind::Object | ValueKind::Array => {
+                let mut i = start;
+                let raw = &mut self.raw;
+                let mut ended = false;
+                while i < bytes.len() {
+                    if raw.in_str {
+                        if raw.escaped {
+                            raw.escaped = false;
+                            i += 1;
+                            continue;
+                        }
+                        match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                            None => i = bytes.len(),
+                            Some(rel) => {
+                                i += rel;
+                                if bytes[i] == b'"' {
+                                    raw.in_str = false;
+                                } else {
+                                    raw.escaped = true;
+                                }
+                                i += 1;
+                            }
+                        }
+                        continue;
+                    }
+                    let c = bytes[i];
+                    i += 1;
+                    match c {
+                        b'"' => raw.in_str = true,
+                        b'{' | b'[' => raw.depth += 1,
+                        b'}' | b']' => {
+                            raw.depth = raw.depth.saturating_sub(1);
+                            if raw.depth == 0 {
+                                ended = true;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if i > start {
+                    on(JsonEvent::RawChunk(&input[start..i]));
+                }
+                if ended {
+                    on(JsonEvent::RawEnd);
+                    self.after_value();
+                }
+                Ok(i)
+            }
+        }
+    }
+
+    fn after_value(&mut self) {
+        self.state.0 = if self.stack.is_empty() {
+            State::Done
+        } else {
+            State::AfterValue
+        };
+    }
+}
+
+fn is_scalar_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.')
+}
+
+fn valid_scalar(s: &str) -> bool {
+    matches!(s, "true" | "false" | "null") || serde_json::from_str::<serde_json::Number>(s).is_ok()
+}

@@ -1,0 +1,126 @@
+//! `CallSink`: how a call parser emits events and records what it found in its region.
+
+use crate::core::{DetectEvent, JsonObject, ToolCall, ToolCatalog, WireFormat, new_call_id};
+
+/// A stretch of a region that goes back as text: an entry naming an unknown tool.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TextSpan {
+    /// Region offset of the first byte.
+    pub(crate) start: usize,
+    /// Region offset after the last byte.
+    pub(crate) end: usize,
+    /// The unknown tool name.
+    pub(crate) name: String,
+    /// The entry's format.
+    pub(crate) format: WireFormat,
+}
+
+/// What happened inside the current region, kept by the detector.
+#[derive(Debug, Default)]
+pub(crate) struct RegionRecord {
+    /// Calls ended in this region.
+    pub(crate) completed: usize,
+    /// Region offset just after the last completed call.
+    pub(crate) committed_to: usize,
+    /// Entries that go back as text.
+    pub(crate) text_spans: Vec<TextSpan>,
+    /// Hold `CallEnd` events until the region is accepted (fenced envelopes).
+    pub(crate) defer_end: bool,
+    /// Held `CallEnd` events.
+    pub(crate) deferred: Vec<DetectEvent>,
+}
+
+/// The parser's handle for emitting events.
+pub(crate) struct CallSink<'a> {
+    /// The registered tools.
+    pub(crate) catalog: &'a ToolCatalog,
+    /// Region offset of the first byte of the input given to this `parse` call.
+    pub(crate) base: usize,
+    pub(crate) events: &'a mut Vec<DetectEvent>,
+    pub(crate) record: &'a mut RegionRecord,
+    pub(crate) next_index: &'a mut usize,
+    /// Events before this index belong to earlier deltas and are never merged into.
+    pub(crate) floor: usize,
+}
+
+impl CallSink<'_> {
+    /// Whether `name` is a registered tool.
+    pub(crate) fn is_tool(&self, name: &str) -> bool {
+        self.catalog.contains(name)
+    }
+
+    /// Emits `CallStart`; returns the call's index and id.
+    pub(crate) fn start(
+        &mut self,
+        id: Option<&str>,
+        name: &str,
+        format: WireFormat,
+    ) -> (usize, String) {
+        let index = *self.next_index;
+        *self.next_index += 1;
+        let id = match id {
+            Some(id) if !id.is_empty() => id.to_owned(),
+            _ => new_call_id(),
+        };
+        self.events.push(DetectEvent::CallStart {
+            index,
+            id: id.clone(),
+            name: name.to_owned(),
+            format,
+        });
+        (index, id)
+    }
+
+    /// Emits an `ArgsDelta` (nothing for an empty fragment).
+    pub(crate) fn args(&mut self, index: usize, fragment: &str) {
+        if fragment.is_empty() {
+            return;
+        }
+        if self.events.len() > self.floor
+            && let Some(DetectEvent::ArgsDelta {
+                index: last,
+                fragment: f,
+            }) = self.events.last_mut()
+            && *last == index
+        {
+            f.push_str(fragment);
+            return;
+        }
+        self.events.push(DetectEvent::ArgsDelta {
+            index,
+            fragment: fragment.to_owned(),
+        });
+    }
+
+    /// Emits `CallEnd`; `end` is the region offset just after the call's markup.
+    pub(crate) fn end(&mut self, index: usize, call: ToolCall, end: usize) {
+        let event = DetectEvent::CallEnd { index, call };
+        if self.record.defer_end {
+            self.record.deferred.push(event);
+        } else {
+            self.events.push(event);
+        }
+        self.record.completed += 1;
+        self.record.committed_to = end;
+    }
+
+    /// Records an entry naming an unknown tool; its markup goes back as text.
+    pub(crate) fn unknown(&mut self, start: usize, end: usize, name: &str, format: WireFormat) {
+        self.record.text_spans.push(TextSpan {
+            start,
+            end,
+            name: name.to_owned(),
+            format,
+        });
+    }
+}
+
+/// Builds the finished call.
+pub(crate) fn finished_call(
+    id: String,
+    name: &str,
+    arguments: JsonObject,
+    format: WireFormat,
+) -> ToolCall {
+    ToolCall::new(id, name, Some(arguments), format)
+}

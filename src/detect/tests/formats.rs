@@ -1,0 +1,291 @@
+//! One test per dialect and per tricky split, with hand-written expectations.
+
+use serde_json::json;
+
+use super::*;
+use crate::core::DiagnosticKind::*;
+use crate::core::WireFormat::*;
+
+#[test]
+fn xml_tag_call_with_text_around() {
+    check_calls(
+        "Let me read it.\n<read_file><path>src/a.ts</path></read_file>\nDone.",
+        expect(
+            "Let me read it.\n\nDone.",
+            &[("read_file", json!({"path": "src/a.ts"}), Xml)],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn xml_tag_streams_escaped_values_and_strips_one_newline() {
+    let input = "<write_to_file>\n<path>a.txt</path>\n<content>\n\"q\" \\ tab\there\n\n</content>\n<line_count>2</line_count>\n</write_to_file>";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[(
+                "write_to_file",
+                json!({"path": "a.txt", "content": "\"q\" \\ tab\there\n", "line_count": 2}),
+                Xml,
+            )],
+            &[],
+        ),
+    );
+    check_deltas(
+        input,
+        &[r#"{"path":"a.txt","content":"\"q\" \\ tab\there\n","line_count":2}"#],
+    );
+}
+
+#[test]
+fn xml_closing_tag_inside_a_value_is_content() {
+    // The file itself contains `</content>` followed by more text: not the end.
+    let input =
+        "<write_to_file><path>x.xml</path><content>a</content>b\n</content></write_to_file>";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[(
+                "write_to_file",
+                json!({"path": "x.xml", "content": "a</content>b"}),
+                Xml,
+            )],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn xml_unregistered_and_html_tags_are_text() {
+    check_calls(
+        "Use <div><b>bold</b></div> and <T> here.",
+        expect("Use <div><b>bold</b></div> and <T> here.", &[], &[]),
+    );
+}
+
+#[test]
+fn xml_prose_that_mentions_the_tool_tag_is_text() {
+    check_calls(
+        "I will call <read_file> next, then <ls> too.",
+        expect("I will call <read_file> next, then <ls> too.", &[], &[]),
+    );
+}
+
+#[test]
+fn xml_typed_parameters_follow_the_schema() {
+    check_calls(
+        "<search><query>42</query><limit>7</limit><ratio>0.5</ratio><exact>true</exact><tags>[\"a\"]</tags><opts>{\"x\":1}</opts></search>",
+        expect(
+            "",
+            &[(
+                "search",
+                json!({"query": "42", "limit": 7, "ratio": 0.5, "exact": true, "tags": ["a"], "opts": {"x": 1}}),
+                Xml,
+            )],
+            &[],
+        ),
+    );
+    // A value that does not parse as its type stays a string; unknown parameters are strings.
+    check_calls(
+        "<search><limit>many</limit><extra>1</extra></search>",
+        expect(
+            "",
+            &[("search", json!({"limit": "many", "extra": "1"}), Xml)],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn xml_no_entity_decoding() {
+    check_calls(
+        "<read_file><path>a&amp;b&lt;c</path></read_file>",
+        expect(
+            "",
+            &[("read_file", json!({"path": "a&amp;b&lt;c"}), Xml)],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn xml_tool_without_parameters() {
+    check_calls("<ls></ls>", expect("", &[("ls", json!({}), Xml)], &[]));
+    check_deltas("<ls>\n</ls>", &["{}"]);
+}
+
+#[test]
+fn json_tool_use_object_in_text() {
+    let input = r#"Sure. {"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris","days":2}} ok"#;
+    let want = expect(
+        "Sure.  ok",
+        &[(
+            "get_weather",
+            json!({"city": "Paris", "days": 2}),
+            JsonToolUse,
+        )],
+        &[],
+    );
+    check_calls(input, want);
+    check_deltas(input, &[r#"{"city":"Paris","days":2}"#]);
+    let (o, _) = run_pieces(&[input], DetectConfig::default());
+    assert_eq!(o.ids, vec!["toolu_1".to_owned()]);
+}
+
+#[test]
+fn json_tool_use_key_order_is_free() {
+    check_calls(
+        r#"{"input":{"path":"b"},"name":"read_file","type":"tool_use","id":"t2"}"#,
+        expect("", &[("read_file", json!({"path": "b"}), JsonToolUse)], &[]),
+    );
+}
+
+#[test]
+fn json_objects_that_are_not_calls_stay_text() {
+    let input = r#"Data: {"type":"message","name":"x"} and {"a":1} and {"name":"Bob"}."#;
+    check_calls(input, expect(input, &[], &[]));
+}
+
+#[test]
+fn openai_function_json_in_text_decodes_string_arguments() {
+    let input = r#"{"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Z\u00fcrich \\\"old\\\"\"}"}},{"id":"call_2","type":"function","function":{"name":"ls","arguments":""}}]}"#;
+    check_calls(
+        input,
+        expect(
+            "",
+            &[
+                (
+                    "get_weather",
+                    json!({"city": "Zürich \"old\""}),
+                    OpenAiFunction,
+                ),
+                ("ls", json!({}), OpenAiFunction),
+            ],
+            &[],
+        ),
+    );
+    check_deltas(input, &[r#"{"city":"Zürich \"old\""}"#, "{}"]);
+}
+
+#[test]
+fn hermes_calls_in_a_row_are_parallel_and_the_separator_is_not_text() {
+    let input = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n{\"arguments\": {\"city\": \"Rome\"}, \"name\": \"get_weather\"}\n</tool_call>";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[
+                ("get_weather", json!({"city": "Paris"}), Hermes),
+                ("get_weather", json!({"city": "Rome"}), Hermes),
+            ],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn hermes_parameters_alias_string_arguments_and_no_arguments() {
+    check_calls(
+        r#"<tool_call>{"name":"read_file","parameters":{"path":"p"}}</tool_call><tool_call>{"name":"read_file","arguments":"{\"path\":\"q\"}"}</tool_call><tool_call>{"name":"ls"}</tool_call>"#,
+        expect(
+            "",
+            &[
+                ("read_file", json!({"path": "p"}), Hermes),
+                ("read_file", json!({"path": "q"}), Hermes),
+                ("ls", json!({}), Hermes),
+            ],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn hermes_end_marker_inside_a_json_string_does_not_end_the_call() {
+    check_calls(
+        r#"<tool_call>{"name":"write_to_file","arguments":{"path":"t","content":"x</tool_call>y \"}\" {"}}</tool_call>after"#,
+        expect(
+            "after",
+            &[(
+                "write_to_file",
+                json!({"path": "t", "content": "x</tool_call>y \"}\" {"}),
+                Hermes,
+            )],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn qwen3_coder_call() {
+    let input = "<tool_call>\n<function=write_to_file>\n<parameter=path>\nsrc/m.rs\n</parameter>\n<parameter=content>\nfn main() {}\n</parameter>\n<parameter=line_count>\n1\n</parameter>\n</function>\n</tool_call>";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[(
+                "write_to_file",
+                json!({"path": "src/m.rs", "content": "fn main() {}", "line_count": 1}),
+                Qwen3Coder,
+            )],
+            &[],
+        ),
+    );
+    check_deltas(
+        input,
+        &[r#"{"path":"src/m.rs","content":"fn main() {}","line_count":1}"#],
+    );
+}
+
+#[test]
+fn anthropic_invoke_block_with_two_calls() {
+    let input = "Checking.\n<function_calls>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>\n<invoke name=\"read_file\">\n<parameter name=\"path\">a</parameter>\n</invoke>\n</function_calls>";
+    check_calls(
+        input,
+        expect(
+            "Checking.\n",
+            &[
+                (
+                    "get_weather",
+                    json!({"city": "Paris", "days": 3}),
+                    AnthropicInvoke,
+                ),
+                ("read_file", json!({"path": "a"}), AnthropicInvoke),
+            ],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn anthropic_parameter_value_with_its_own_closing_tag() {
+    check_calls(
+        "<function_calls><invoke name=\"write_to_file\"><parameter name=\"content\">a</parameter> b</parameter></invoke></function_calls>",
+        expect(
+            "",
+            &[(
+                "write_to_file",
+                json!({"content": "a</parameter> b"}),
+                AnthropicInvoke,
+            )],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn format_selection_disables_the_others() {
+    let input = "<read_file><path>a</path></read_file><tool_call>{\"name\":\"ls\"}</tool_call>";
+    check_calls_with(
+        input,
+        DetectConfig::only(Hermes),
+        expect(
+            "<read_file><path>a</path></read_file>",
+            &[("ls", json!({}), Hermes)],
+            &[],
+        ),
+    );
+    let _ = Invalid;
+}

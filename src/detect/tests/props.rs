@@ -1,0 +1,106 @@
+//! Property tests: any split gives the same outcome as one piece, and text plus
+//! call regions reproduce the input.
+
+use proptest::prelude::*;
+
+use super::*;
+
+/// Inputs covering every dialect, contract cases and mixtures.
+const CORPUS: &[&str] = &[
+    "Let me read it.\n<read_file><path>src/a.ts</path></read_file>\nDone.",
+    "<write_to_file>\n<path>a.txt</path>\n<content>\n\"q\" \\ </content> x\n\n</content>\n</write_to_file>",
+    r#"Sure. {"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris \"x\" {}","days":2}} ok"#,
+    r#"{"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"\ud83d\ude00\"}"}}]}"#,
+    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"nope\"}\n</tool_call>",
+    "<tool_call>\n<function=write_to_file>\n<parameter=content>\nx</parameter>y\n</parameter>\n</function>\n</tool_call> after",
+    "A\n<function_calls>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n<invoke name=\"zz\"></invoke>\n</function_calls>\nB",
+    "```xml\n<read_file><path>a</path></read_file>\n```\n```json\n{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"ls\",\"input\":{}}\n```\n",
+    "Mixed <div> {\"a\":1} <ls></ls> `code` <tool_call>{\"name\":\"ls\"}</tool_call> <function_calls><invoke name=\"ls\"></invoke> tail <read_file><path>unfinished",
+    "<search><limit>3</limit><tags>[1,2]</tags></search>{\"type\":\"tool_use\",\"name\":\"search\",\"input\":\"{\\\"query\\\":\\\"q\\\"}\"}",
+];
+
+fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
+    proptest::collection::vec(0..=len, 0..12)
+}
+
+fn split_at(input: &str, mut cuts: Vec<usize>) -> Vec<&str> {
+    cuts.retain(|&c| input.is_char_boundary(c));
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut pieces = Vec::new();
+    let mut pos = 0;
+    for c in cuts {
+        pieces.push(&input[pos..c]);
+        pos = c;
+    }
+    pieces.push(&input[pos..]);
+    pieces
+}
+
+fn strip_ids(mut o: Outcome) -> Outcome {
+    o.ids.clear();
+    o
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_splits_of_the_corpus_agree(which in 0..CORPUS.len(), cut in cuts(600)) {
+        let input = CORPUS[which];
+        let (whole, regions) = run_pieces(&[input], DetectConfig::default());
+        conserved(input, &whole.text, &regions);
+        let pieces = split_at(input, cut.into_iter().map(|c| c.min(input.len())).collect());
+        let (split, regions) = run_pieces(&pieces, DetectConfig::default());
+        conserved(input, &split.text, &regions);
+        prop_assert_eq!(strip_ids(split), strip_ids(whole));
+    }
+
+    #[test]
+    fn random_text_with_markup_fragments_agrees(
+        parts in proptest::collection::vec(prop_oneof![
+            Just("<"), Just(">"), Just("</"), Just("{"), Just("}"), Just("\""), Just("\n"), Just(" "),
+            Just("```"), Just("<read_file>"), Just("</read_file>"), Just("<path>"), Just("</path>"),
+            Just("<tool_call>"), Just("</tool_call>"), Just("{\"name\":\"ls\"}"), Just("<function=ls>"),
+            Just("</function>"), Just("<parameter=a>"), Just("</parameter>"), Just("<function_calls>"),
+            Just("<invoke name=\"ls\">"), Just("</invoke>"), Just("{\"type\":\"tool_use\",\"name\":\"ls\""),
+            Just("\"input\":{}"), Just("{\"tool_calls\":["), Just("]}"), Just(","), Just("é"), Just("\\"),
+            Just("text"), Just("<ls>"), Just("</ls>"),
+        ], 0..24),
+        cut in cuts(400),
+    ) {
+        let input: String = parts.concat();
+        let (whole, regions) = run_pieces(&[&input], DetectConfig::default());
+        conserved(&input, &whole.text, &regions);
+        let pieces = split_at(&input, cut.into_iter().map(|c| c.min(input.len())).collect());
+        let (split, regions) = run_pieces(&pieces, DetectConfig::default());
+        conserved(&input, &split.text, &regions);
+        prop_assert_eq!(strip_ids(split), strip_ids(whole.clone()));
+        let (single, _) = run_pieces(&chars(&input), DetectConfig::default());
+        prop_assert_eq!(strip_ids(single), strip_ids(whole));
+    }
+}
+
+#[test]
+fn every_single_character_split_of_the_corpus_agrees() {
+    for input in CORPUS {
+        let (whole, regions) = run_pieces(&[input], DetectConfig::default());
+        conserved(input, &whole.text, &regions);
+        let (single, regions) = run_pieces(&chars(input), DetectConfig::default());
+        conserved(input, &single.text, &regions);
+        assert_eq!(strip_ids(single), strip_ids(whole), "{input}");
+    }
+}
+
+#[test]
+fn every_format_alone_agrees_under_splits() {
+    for &format in crate::detect::CORE_TEXT_FORMATS {
+        for input in CORPUS {
+            let config = DetectConfig::only(format);
+            let (whole, regions) = run_pieces(&[input], config.clone());
+            conserved(input, &whole.text, &regions);
+            let (single, _) = run_pieces(&chars(input), config);
+            assert_eq!(strip_ids(single), strip_ids(whole), "{format}: {input}");
+        }
+    }
+}

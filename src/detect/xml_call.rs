@@ -1,0 +1,591 @@
+//! The call parser shared by the XML-style dialects: a block of entries (calls),
+//! each a list of parameters whose values stream as JSON-escaped fragments.
+//!
+//! The dialects differ only in their syntax, given by [`XmlSpec`]: how a block is
+//! wrapped, how an entry opens and closes, how a parameter opens and closes.
+//! Values follow the contract: at most one leading and one trailing newline are
+//! stripped, nothing is decoded, and a closing tag ends a value only when the
+//! next structural tag (or end of stream) follows it.
+
+use serde_json::Value;
+
+use crate::core::{JsonObject, ParamType, WireFormat};
+
+use super::config::MAX_TAG_GAP;
+use super::format::{CallParser, Parsed};
+use super::sink::{CallSink, finished_call};
+use crate::core::DiagnosticKind;
+
+/// How an entry (one call) opens.
+#[derive(Debug, Clone)]
+pub(crate) enum EntrySyntax {
+    /// The probe already read the open tag `<NAME>` (Cline style); one entry.
+    Named {
+        /// The tool name.
+        name: String,
+    },
+    /// `<function=NAME>` (Qwen3-Coder).
+    FunctionEq,
+    /// `<invoke name="NAME">` (Anthropic legacy).
+    InvokeName,
+}
+
+/// How a parameter opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParamSyntax {
+    /// `<P>value</P>`.
+    TagPerParam,
+    /// `<parameter=P>value</parameter>`.
+    ParameterEq,
+    /// `<parameter name="P">value</parameter>`.
+    ParameterName,
+}
+
+/// The syntax of one XML dialect.
+#[derive(Debug, Clone)]
+pub(crate) struct XmlSpec {
+    pub(crate) format: WireFormat,
+    /// Bytes of the opening marker the probe confirmed (consumed first).
+    pub(crate) open_len: usize,
+    /// The block's closing tag, if it has a wrapper.
+    pub(crate) block_close: Option<&'static str>,
+    pub(crate) entry: EntrySyntax,
+    pub(crate) param: ParamSyntax,
+}
+
+impl XmlSpec {
+    fn entry_close(&self, name: &str) -> String {
+        match self.entry {
+            EntrySyntax::Named { .. } => format!("</{name}>"),
+            EntrySyntax::FunctionEq => "</function>".to_owned(),
+            EntrySyntax::InvokeName => "</invoke>".to_owned(),
+        }
+    }
+
+    fn single(&self) -> bool {
+        matches!(self.entry, EntrySyntax::Named { .. })
+    }
+}
+
+/// A prefix match over possibly incomplete input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Open {
+    /// Matched: the name and the bytes of the whole tag.
+    Match(String, usize),
+    /// Input ended inside a possible match.
+    NeedMore,
+    /// Not this tag.
+    NoMatch,
+}
+
+/// Whether `input` starts with `lit`: `Some(true)` yes, `None` input ends inside it.
+pub(crate) fn starts(input: &[u8], lit: &[u8]) -> Option<bool> {
+    let n = input.len().min(lit.len());
+    if input[..n] != lit[..n] {
+        return Some(false);
+    }
+    if n < lit.len() { None } else { Some(true) }
+}
+
+/// Matches `prefix NAME suffix` where NAME is up to `max` bytes accepted by `ok`.
+pub(crate) fn match_open(
+    input: &str,
+    prefix: &str,
+    suffix: &str,
+    ok: fn(u8) -> bool,
+    max: usize,
+) -> Open {
+    let bytes = input.as_bytes();
+    match starts(bytes, prefix.as_bytes()) {
+        Some(false) => return Open::NoMatch,
+        None => return Open::NeedMore,
+        Some(true) => {}
+    }
+    let rest = &bytes[prefix.len()..];
+    let n = rest.iter().take(max + 1).take_while(|&&b| ok(b)).count();
+    if n > max {
+        return Open::NoMatch;
+    }
+    if n == rest.len() {
+        return Open::NeedMore;
+    }
+    if n == 0 {
+        return Open::NoMatch;
+    }
+    match starts(&rest[n..], suffix.as_bytes()) {
+        Some(true) => Open::Match(
+            input[prefix.len()..prefix.len() + n].to_owned(),
+            prefix.len() + n + suffix.len(),
+        ),
+        None => Open::NeedMore,
+        Some(false) => Open::NoMatch,
+    }
+}
+
+/// A tag-name byte of Cline-style tags.
+pub(crate) fn ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')
+}
+
+fn name_byte(b: u8) -> bool {
+    !matches!(b, b'>' | b'<' | b'\n' | b'"')
+}
+
+fn param_open(syntax: ParamSyntax, input: &str) -> Open {
+    match syntax {
+        ParamSyntax::TagPerParam => match input.as_bytes().get(1) {
+            Some(b'/') => Open::NoMatch,
+            _ => match_open(input, "<", ">", ident_byte, 128),
+        },
+        ParamSyntax::ParameterEq => match_open(input, "<parameter=", ">", name_byte, 256),
+        ParamSyntax::ParameterName => {
+            match_open(input, "<parameter name=\"", "\">", name_byte, 256)
+        }
+    }
+}
+
+fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
+    match syntax {
+        EntrySyntax::Named { .. } => Open::NoMatch,
+        EntrySyntax::FunctionEq => match_open(input, "<function=", ">", name_byte, 256),
+        EntrySyntax::InvokeName => match_open(input, "<invoke name=\"", "\">", name_byte, 256),
+    }
+}
+
+/// JSON-escapes `s` (without quotes) onto `out`.
+pub(crate) fn escape_json_into(s: &str, out: &mut String) {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{:04x}", b));
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+}
+
+/// Converts a finished value by its declared type; strings stay strings.
+pub(crate) fn typed_value(raw: &str, ty: ParamType) -> Value {
+    if ty == ParamType::String {
+        return Value::String(raw.to_owned());
+    }
+    let parsed = serde_json::from_str::<Value>(raw.trim()).ok();
+    match (ty, parsed) {
+        (ParamType::Integer, Some(v)) if v.is_i64() || v.is_u64() => v,
+        (ParamType::Number, Some(v)) if v.is_number() => v,
+        (ParamType::Boolean, Some(v)) if v.is_boolean() => v,
+        (ParamType::Array, Some(v)) if v.is_array() => v,
+        (ParamType::Object, Some(v)) if v.is_object() => v,
+        (ParamType::Any, Some(v)) => v,
+        _ => Value::String(raw.to_owned()),
+    }
+}
+
+/// Where a block parser is.
+#[derive(Debug)]
+enum BlockState {
+    /// Consuming the probe-confirmed opener. -> Entry (named) or Between.
+    Opening { left: usize },
+    /// Between entries: whitespace, then an entry, the block close, or the end. -> Entry / done.
+    Between,
+    /// Inside an entry. -> Between / done.
+    Entry(Box<Entry>),
+}
+
+/// Where an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryState {
+    /// Between parameters. -> Value / entry end.
+    Params,
+    /// Inside a value; `fresh` until its first byte (leading newline strip). -> Params.
+    Value { fresh: bool },
+}
+
+#[derive(Debug)]
+struct Entry {
+    start: usize,
+    name: String,
+    close: String,
+    call: Option<(usize, String)>,
+    state: EntryState,
+    args: JsonObject,
+    n_params: usize,
+    param: String,
+    param_close: String,
+    ty: ParamType,
+    value: String,
+    scratch: String,
+}
+
+/// The parser of one XML-style call region.
+#[derive(Debug)]
+pub(crate) struct XmlCallParser {
+    spec: XmlSpec,
+    state: BlockState,
+    entries: usize,
+}
+
+enum EntryStep {
+    NeedMore(usize),
+    Ended(usize),
+    Invalid(usize, String),
+}
+
+impl XmlCallParser {
+    pub(crate) fn new(spec: XmlSpec) -> Self {
+        let left = spec.open_len;
+        Self {
+            spec,
+            state: BlockState::Opening { left },
+            entries: 0,
+        }
+    }
+
+    fn new_entry(&mut self, name: String, start: usize, sink: &mut CallSink<'_>) -> Box<Entry> {
+        self.entries += 1;
+        let call = sink
+            .is_tool(&name)
+            .then(|| sink.start(None, &name, self.spec.format));
+        Box::new(Entry {
+            start,
+            close: self.spec.entry_close(&name),
+            name,
+            call,
+            state: EntryState::Params,
+            args: JsonObject::new(),
+            n_params: 0,
+            param: String::new(),
+            param_close: String::new(),
+            ty: ParamType::String,
+            value: String::new(),
+            scratch: String::new(),
+        })
+    }
+}
+
+impl CallParser for XmlCallParser {
+    fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        loop {
+            match &mut self.state {
+                BlockState::Opening { left } => {
+                    let n = (*left).min(bytes.len() - i);
+                    i += n;
+                    *left -= n;
+                    if *left > 0 {
+                        return Parsed::need_more(i);
+                    }
+                    self.state = match self.spec.entry.clone() {
+                        EntrySyntax::Named { name } => {
+                            BlockState::Entry(self.new_entry(name, 0, sink))
+                        }
+                        _ => BlockState::Between,
+                    };
+                }
+                BlockState::Between => {
+                    let ws = bytes[i..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    let j = i + ws;
+                    let end_here = |entries: usize, i: usize| {
+                        if entries > 0 {
+                            Parsed::done(i)
+                        } else {
+                            Parsed::abandon(i, DiagnosticKind::Invalid, "the block holds no call")
+                        }
+                    };
+                    if j == bytes.len() {
+                        if eof {
+                            if self.entries > 0 {
+                                return Parsed::done(i);
+                            }
+                            return Parsed::abandon(
+                                j,
+                                DiagnosticKind::Unfinished,
+                                "the stream ended inside the block",
+                            );
+                        }
+                        return Parsed::need_more(i);
+                    }
+                    if let Some(close) = self.spec.block_close {
+                        match starts(&bytes[j..], close.as_bytes()) {
+                            Some(true) => return end_here(self.entries, j + close.len()),
+                            None if !eof => return Parsed::need_more(i),
+                            _ => {}
+                        }
+                    }
+                    match entry_open(&self.spec.entry, &input[j..]) {
+                        Open::Match(name, len) => {
+                            let entry = self.new_entry(name, sink.base + j, sink);
+                            self.state = BlockState::Entry(entry);
+                            i = j + len;
+                        }
+                        Open::NeedMore if !eof => return Parsed::need_more(i),
+                        _ => return end_here(self.entries, i),
+                    }
+                }
+                BlockState::Entry(entry) => {
+                    let step = entry.parse(&input[i..], eof, sink, &self.spec);
+                    match step {
+                        EntryStep::NeedMore(n) => return Parsed::need_more(i + n),
+                        EntryStep::Invalid(n, message) => {
+                            return Parsed::abandon(i + n, DiagnosticKind::Invalid, message);
+                        }
+                        EntryStep::Ended(n) => {
+                            i += n;
+                            let end = sink.base + i;
+                            let BlockState::Entry(entry) =
+                                std::mem::replace(&mut self.state, BlockState::Between)
+                            else {
+                                unreachable!("state was matched as an entry above")
+                            };
+                            let entry = *entry;
+                            match entry.call {
+                                Some((index, id)) => {
+                                    sink.args(index, if entry.n_params == 0 { "{}" } else { "}" });
+                                    let call = finished_call(
+                                        id,
+                                        &entry.name,
+                                        entry.args,
+                                        self.spec.format,
+                                    );
+                                    sink.end(index, call, end);
+                                }
+                                None => {
+                                    sink.unknown(entry.start, end, &entry.name, self.spec.format)
+                                }
+                            }
+                            if self.spec.single() {
+                                return Parsed::done(i);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Entry {
+    fn emit(&mut self, sink: &mut CallSink<'_>, s: &str) {
+        if let Some((index, _)) = &self.call {
+            sink.args(*index, s);
+        }
+    }
+
+    fn parse(
+        &mut self,
+        input: &str,
+        eof: bool,
+        sink: &mut CallSink<'_>,
+        spec: &XmlSpec,
+    ) -> EntryStep {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        loop {
+            match self.state {
+                EntryState::Params => {
+                    let j = i + bytes[i..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    if j == bytes.len() {
+                        return EntryStep::NeedMore(j);
+                    }
+                    if bytes[j] != b'<' {
+                        return EntryStep::Invalid(
+                            j,
+                            format!("unexpected text inside `{}`", self.name),
+                        );
+                    }
+                    match starts(&bytes[j..], self.close.as_bytes()) {
+                        Some(true) => return EntryStep::Ended(j + self.close.len()),
+                        None if !eof => return EntryStep::NeedMore(j),
+                        _ => {}
+                    }
+                    match param_open(spec.param, &input[j..]) {
+                        Open::Match(name, len) => {
+                            self.begin_param(name, spec.param, sink);
+                            self.state = EntryState::Value { fresh: true };
+                            i = j + len;
+                        }
+                        Open::NeedMore if !eof => return EntryStep::NeedMore(j),
+                        _ => {
+                            return EntryStep::Invalid(
+                                j,
+                                format!("unexpected tag inside `{}`", self.name),
+                            );
+                        }
+                    }
+                }
+                EntryState::Value { fresh } => {
+                    if fresh {
+                        if i == bytes.len() {
+                            return EntryStep::NeedMore(i);
+                        }
+                        if bytes[i] == b'\n' {
+                            i += 1;
+                        }
+                        self.state = EntryState::Value { fresh: false };
+                    }
+                    match self.scan_value(input, i, eof, sink, spec) {
+                        (n, true) => {
+                            self.end_param(sink);
+                            self.state = EntryState::Params;
+                            i = n;
+                        }
+                        (n, false) => return EntryStep::NeedMore(n),
+                    }
+                }
+            }
+        }
+    }
+
+    fn begin_param(&mut self, name: String, syntax: ParamSyntax, sink: &mut CallSink<'_>) {
+        self.ty = sink
+            .catalog
+            .get(&self.name)
+            .and_then(|shape| shape.param(&name))
+            .unwrap_or(ParamType::String);
+        self.param_close = match syntax {
+            ParamSyntax::TagPerParam => format!("</{name}>"),
+            _ => "</parameter>".to_owned(),
+        };
+        let mut head = String::with_capacity(name.len() + 6);
+        head.push(if self.n_params == 0 { '{' } else { ',' });
+        head.push('"');
+        escape_json_into(&name, &mut head);
+        head.push_str("\":");
+        if self.ty == ParamType::String {
+            head.push('"');
+        }
+        self.emit(sink, &head);
+        self.n_params += 1;
+        self.param = name;
+        self.value.clear();
+    }
+
+    fn end_param(&mut self, sink: &mut CallSink<'_>) {
+        let value = typed_value(&self.value, self.ty);
+        if self.ty == ParamType::String {
+            self.emit(sink, "\"");
+        } else {
+            let text = value.to_string();
+            self.emit(sink, &text);
+        }
+        self.args.insert(std::mem::take(&mut self.param), value);
+        self.value.clear();
+    }
+
+    fn push_value(&mut self, sink: &mut CallSink<'_>, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        self.value.push_str(s);
+        if self.ty == ParamType::String && self.call.is_some() {
+            self.scratch.clear();
+            escape_json_into(s, &mut self.scratch);
+            let scratch = std::mem::take(&mut self.scratch);
+            self.emit(sink, &scratch);
+            self.scratch = scratch;
+        }
+    }
+
+    /// Scans value bytes from `i`. Returns (next position, value ended); on
+    /// `false` the bytes from the position on are held back.
+    fn scan_value(
+        &mut self,
+        input: &str,
+        mut i: usize,
+        eof: bool,
+        sink: &mut CallSink<'_>,
+        spec: &XmlSpec,
+    ) -> (usize, bool) {
+        let bytes = input.as_bytes();
+        loop {
+            let Some(rel) = memchr::memchr2(b'<', b'\n', &bytes[i..]) else {
+                self.push_value(sink, &input[i..]);
+                return (bytes.len(), false);
+            };
+            let j = i + rel;
+            self.push_value(sink, &input[i..j]);
+            let (nl, k) = if bytes[j] == b'\n' {
+                match bytes.get(j + 1) {
+                    None if !eof => return (j, false),
+                    Some(b'<') => (true, j + 1),
+                    _ => {
+                        self.push_value(sink, "\n");
+                        i = j + 1;
+                        continue;
+                    }
+                }
+            } else {
+                (false, j)
+            };
+            match self.close_here(&bytes[k..], eof, spec) {
+                None => return (j, false),
+                Some(Some(len)) => return (k + len, true),
+                Some(None) => {
+                    // Not the end: the newline (if any) and `<` are content.
+                    let upto = k + 1;
+                    self.push_value(sink, &input[j..upto]);
+                    i = upto;
+                    let _ = nl;
+                }
+            }
+        }
+    }
+
+    /// At a `<` in a value: `None` undecided, `Some(Some(len))` the closing tag
+    /// (len bytes) ends the value, `Some(None)` it does not.
+    fn close_here(&self, rest: &[u8], eof: bool, spec: &XmlSpec) -> Option<Option<usize>> {
+        let close = self.param_close.as_bytes();
+        match starts(rest, close) {
+            Some(false) => return Some(None),
+            None => return if eof { Some(None) } else { None },
+            Some(true) => {}
+        }
+        let after = &rest[close.len()..];
+        let ws = after
+            .iter()
+            .take(MAX_TAG_GAP + 1)
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        if ws > MAX_TAG_GAP {
+            return Some(None);
+        }
+        if ws == after.len() {
+            return if eof { Some(Some(close.len())) } else { None };
+        }
+        let next = &after[ws..];
+        match starts(next, self.close.as_bytes()) {
+            Some(true) => return Some(Some(close.len())),
+            None if !eof => return None,
+            _ => {}
+        }
+        let next_str = match std::str::from_utf8(next) {
+            Ok(s) => s,
+            Err(e) => std::str::from_utf8(&next[..e.valid_up_to()]).unwrap_or(""),
+        };
+        match param_open(spec.param, next_str) {
+            Open::Match(..) => Some(Some(close.len())),
+            Open::NeedMore if !eof => None,
+            _ => Some(None),
+        }
+    }
+}

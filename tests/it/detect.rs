@@ -1,0 +1,255 @@
+//! The detector end to end: the `toolrouter parse` command, and the shared
+//! recorded provider streams replayed through the structured-call entry points.
+
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolrouter::detect::{DetectConfig, StreamDetector};
+use toolrouter::{DetectEvent, ToolCatalog, WireFormat};
+
+use crate::support;
+
+fn run_parse(args: &[&str], stdin: &str) -> (bool, String, String) {
+    let mut child = Command::new(support::toolrouter_bin())
+        .arg("parse")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn toolrouter");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn deltas(pieces: &[&str]) -> String {
+    pieces
+        .iter()
+        .map(|p| serde_json::to_string(p).unwrap() + "\n")
+        .collect()
+}
+
+const TOOLS: &str = r#"[{"name":"read_file","description":"Read a file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}},
+ {"name":"get_weather","inputSchema":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}}}}]"#;
+
+#[test]
+fn parse_summary_reports_text_calls_and_malformed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    std::fs::write(&tools, TOOLS).unwrap();
+    let input = deltas(&[
+        "Reading.\n<read_",
+        "file><path>a.rs</pa",
+        "th></read_file>\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\",\"days\":",
+        "2}}</tool_call>\n<tool_call>{\"name\":\"rm\"}</tool_call>",
+    ]);
+    let (ok, stdout, stderr) =
+        run_parse(&["--tools", tools.to_str().unwrap(), "--summary"], &input);
+    assert!(ok, "{stderr}");
+    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(
+        summary["text"],
+        "Reading.\n\n<tool_call>{\"name\":\"rm\"}</tool_call>"
+    );
+    let calls = summary["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0]["name"], "read_file");
+    assert_eq!(calls[0]["arguments"], json!({"path": "a.rs"}));
+    assert_eq!(calls[1]["name"], "get_weather");
+    assert_eq!(calls[1]["arguments"], json!({"city": "Oslo", "days": 2}));
+    assert!(calls[0]["id"].as_str().unwrap().starts_with("call_"));
+    let malformed = summary["malformed"].as_array().unwrap();
+    assert_eq!(malformed.len(), 1);
+    assert_eq!(malformed[0]["kind"], "unknown_tool");
+    assert_eq!(malformed[0]["name"], "rm");
+    assert_eq!(
+        malformed[0]["raw"],
+        "<tool_call>{\"name\":\"rm\"}</tool_call>"
+    );
+}
+
+#[test]
+fn parse_event_lines_and_format_selection() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    std::fs::write(&tools, TOOLS).unwrap();
+    let input = deltas(&["<read_file><path>x</path></read_file>"]);
+    let (ok, stdout, _) = run_parse(
+        &["--tools", tools.to_str().unwrap(), "--format", "hermes"],
+        &input,
+    );
+    assert!(ok);
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        events,
+        vec![json!({"type": "text", "text": "<read_file><path>x</path></read_file>"})]
+    );
+
+    let (ok, stdout, _) = run_parse(&["--tools", tools.to_str().unwrap()], &input);
+    assert!(ok);
+    let types: Vec<String> = stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(types, ["call_start", "args_delta", "call_end"]);
+    let end: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(end["call"]["format"], "xml");
+
+    let (ok, _, stderr) = run_parse(&["--format", "nope"], "");
+    assert!(!ok);
+    assert!(stderr.contains("unknown wire format"), "{stderr}");
+    let (ok, _, stderr) = run_parse(&[], "not json\n");
+    assert!(!ok);
+    assert!(stderr.contains("line 1"), "{stderr}");
+}
+
+/// Replays an SSE fixture (OpenAI Chat or Anthropic Messages) through the
+/// detector's text and structured entry points.
+fn replay(name: &str) -> (String, Vec<Value>) {
+    let path = support::shared_dir().join("fixtures/streams").join(name);
+    let raw = std::fs::read_to_string(&path).unwrap();
+    let mut detector = StreamDetector::new(Arc::new(ToolCatalog::new()), DetectConfig::default());
+    let mut events = Vec::new();
+    let mut open: BTreeSet<u64> = BTreeSet::new();
+    for line in raw.lines() {
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(data.trim()) else {
+            continue;
+        };
+        if name.starts_with("anthropic") {
+            let index = v["index"].as_u64().unwrap_or(0);
+            match v["type"].as_str() {
+                Some("content_block_start") if v["content_block"]["type"] == "tool_use" => {
+                    let block = &v["content_block"];
+                    detector.structured_start(
+                        index,
+                        block["id"].as_str(),
+                        block["name"].as_str().unwrap(),
+                        WireFormat::Anthropic,
+                        &mut events,
+                    );
+                    open.insert(index);
+                }
+                Some("content_block_delta") => match v["delta"]["type"].as_str() {
+                    Some("text_delta") => {
+                        detector.feed(v["delta"]["text"].as_str().unwrap(), &mut events)
+                    }
+                    Some("input_json_delta") => detector.structured_args(
+                        index,
+                        v["delta"]["partial_json"].as_str().unwrap(),
+                        &mut events,
+                    ),
+                    _ => {}
+                },
+                Some("content_block_stop") if open.remove(&index) => {
+                    detector.structured_end(index, &mut events)
+                }
+                _ => {}
+            }
+        } else {
+            let Some(choice) = v["choices"].get(0) else {
+                continue;
+            };
+            let delta = &choice["delta"];
+            if let Some(text) = delta["content"].as_str() {
+                detector.feed(text, &mut events);
+            }
+            for tc in delta["tool_calls"].as_array().into_iter().flatten() {
+                let index = tc["index"].as_u64().unwrap_or(0);
+                if let Some(fname) = tc["function"]["name"].as_str().filter(|n| !n.is_empty())
+                    && !open.contains(&index)
+                {
+                    detector.structured_start(
+                        index,
+                        tc["id"].as_str(),
+                        fname,
+                        WireFormat::OpenAiChat,
+                        &mut events,
+                    );
+                    open.insert(index);
+                }
+                if let Some(args) = tc["function"]["arguments"].as_str() {
+                    detector.structured_args(index, args, &mut events);
+                }
+            }
+            if !choice["finish_reason"].is_null() {
+                for index in std::mem::take(&mut open) {
+                    detector.structured_end(index, &mut events);
+                }
+            }
+        }
+    }
+    detector.finish(&mut events);
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    for e in events {
+        match e {
+            DetectEvent::Text { text: t } => text.push_str(&t),
+            DetectEvent::CallEnd { call, .. } => {
+                calls.push(json!({"id": call.id, "name": call.name, "arguments": call.arguments}))
+            }
+            _ => {}
+        }
+    }
+    (text, calls)
+}
+
+#[test]
+fn recorded_provider_streams_enter_the_same_event_model() {
+    for name in [
+        "anthropic.single.sse",
+        "anthropic.parallel.sse",
+        "anthropic.unicode.sse",
+        "anthropic.no-args.sse",
+        "anthropic.text.sse",
+        "openai-chat.single.sse",
+        "openai-chat.parallel.sse",
+        "openai-chat.unicode.sse",
+        "openai-chat.interleaved.sse",
+        "openai-chat.escape-split.sse",
+        "openai-chat.no-args.sse",
+        "openai-chat.text.sse",
+    ] {
+        let expect_path = support::shared_dir()
+            .join("fixtures/streams")
+            .join(format!("{name}.expect.json"));
+        let expect: Value =
+            serde_json::from_str(&std::fs::read_to_string(expect_path).unwrap()).unwrap();
+        let (text, calls) = replay(name);
+        assert_eq!(text, expect["text"], "{name}");
+        let want = expect["calls"].as_array().unwrap();
+        assert_eq!(calls.len(), want.len(), "{name}");
+        for (got, want) in calls.iter().zip(want) {
+            assert_eq!(got["name"], want["name"], "{name}");
+            assert_eq!(got["arguments"], want["arguments"], "{name}");
+            if !want["id"].is_null() {
+                assert_eq!(got["id"], want["id"], "{name}");
+            }
+        }
+    }
+}
