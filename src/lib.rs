@@ -16,6 +16,7 @@ pub mod detect;
 pub mod exec;
 mod hub;
 pub mod registry;
+pub mod router;
 pub mod server;
 
 pub use crate::core::{
@@ -32,6 +33,8 @@ pub use registry::{
     ToolSource, TypedToolBuilder, validate_tool_name,
 };
 pub use rmcp;
+pub use router::{RouteEvent, RouteSession, Router, TurnOutcome};
+pub use toolrouter_providers as providers;
 pub use server::{
     HttpOptions, HttpServer, McpServer, PromptRegistry, ResourceRegistry, ServeError,
     ServerOptions, serve_http, serve_stdio,

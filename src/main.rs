@@ -16,6 +16,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Replay a recorded provider stream through the router and run its calls.
+    Route(cli::route::RouteArgs),
     /// List the registered tools and print their declaration in every dialect.
     Tools(cli::tools::ToolsArgs),
     /// Serve the tools as an MCP server over stdio or Streamable HTTP.
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Command::Route(args) => cli::route::run(args),
         Command::Tools(args) => cli::tools::run(args),
         Command::Serve(args) => cli::serve::run(args),
     };

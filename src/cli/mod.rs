@@ -1,4 +1,5 @@
 //! Subcommands of the `toolrouter` binary, one module each.
 
+pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod tools;

@@ -4,4 +4,5 @@ mod builtins;
 mod convert;
 mod dialect_vectors;
 mod registry;
+mod route;
 mod support;
