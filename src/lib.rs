@@ -4,6 +4,8 @@
 //!   process-wide instance, `Hub::new()` an isolated one.
 //! - [`detect`] finds tool calls in streamed model text, in every supported dialect.
 //! - [`convert`] turns tool definitions, calls and results into each provider's dialect.
+//! - [`gateway`] brings tools of other MCP servers (the `mcpServers` configuration)
+//!   into the registry: [`Gateway`], [`GatewayConfig`].
 //! - [`core`] is the plain data every layer shares: [`ToolCall`], [`WireFormat`],
 //!   [`DetectEvent`], [`ToolCatalog`].
 #![forbid(unsafe_code)]
@@ -14,6 +16,7 @@ pub mod convert;
 pub mod core;
 pub mod detect;
 pub mod exec;
+pub mod gateway;
 mod hub;
 pub mod registry;
 pub mod router;
@@ -27,6 +30,7 @@ pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_b
 pub use context::{ClientPeer, Elicitation, ToolContext};
 pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
 pub use exec::{ExecError, Executor, ExecutorConfig};
+pub use gateway::{Gateway, GatewayConfig, UpstreamConfig, UpstreamState, UpstreamStatus};
 pub use hub::{Hub, HubBuilder};
 pub use registry::{
     RegisteredTool, RegistryChange, RegistryError, ToolError, ToolHandler, ToolPage, ToolRegistry,

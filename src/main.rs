@@ -20,6 +20,8 @@ enum Command {
     Route(cli::route::RouteArgs),
     /// List the registered tools and print their declaration in every dialect.
     Tools(cli::tools::ToolsArgs),
+    /// Connect to the MCP servers of a configuration and list their tools.
+    Upstreams(cli::upstreams::UpstreamsArgs),
     /// Serve the tools as an MCP server over stdio or Streamable HTTP.
     Serve(cli::serve::ServeArgs),
 }
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Route(args) => cli::route::run(args),
         Command::Tools(args) => cli::tools::run(args),
+        Command::Upstreams(args) => cli::upstreams::run(args),
         Command::Serve(args) => cli::serve::run(args),
     };
     match outcome {

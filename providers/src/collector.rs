@@ -7,7 +7,8 @@ use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage};
 
 /// What one provider turn came to, with exactly the keys of the fixtures'
 /// expectation schema (`text`, `calls`, `stop`, and `reasoning`, `error`,
-/// `partial_calls`, `server_calls` only when they apply).
+/// `partial_calls`, `server_calls` only when they apply). Fields marked "not
+/// serialised" are kept for building the next request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnSummary {
     /// Visible assistant text, concatenated in stream order.
@@ -28,7 +29,15 @@ pub struct TurnSummary {
     /// Tools the provider ran itself: report them, never dispatch them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_calls: Vec<ServerCall>,
-    /// The last token counts reported (not part of the serialised summary).
+    /// The reasoning cut into signed blocks, as Anthropic and Bedrock want them back
+    /// (not serialised).
+    #[serde(skip)]
+    pub reasoning_blocks: Vec<ReasoningBlock>,
+    /// The provider's own word for the stop (`"tool_calls"`, `"STOP"`, ...), if it
+    /// gave one (not serialised).
+    #[serde(skip)]
+    pub raw_stop: Option<String>,
+    /// The last token counts reported (not serialised).
     #[serde(skip)]
     pub usage: Option<Usage>,
 }
@@ -43,9 +52,14 @@ pub struct CompletedCall {
     pub name: String,
     /// The parsed arguments; absent, empty or whitespace-only arguments are `{}`.
     pub arguments: Map<String, Value>,
+    /// The signature the provider attached to the call (Gemini `thoughtSignature`),
+    /// to be sent back with it (not serialised).
+    #[serde(skip)]
+    pub signature: Option<String>,
 }
 
-/// A call that was cut off and must not be run.
+/// A call that was cut off, or closed with arguments that are not a JSON object:
+/// never run it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartialCall {
     /// The provider's call id, if any.
@@ -74,6 +88,35 @@ pub struct TurnError {
     pub message: String,
 }
 
+/// Reasoning text up to a signature (or to the end of the turn).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReasoningBlock {
+    /// The reasoning text of the block.
+    pub text: String,
+    /// Its signature, if the provider sent one.
+    pub signature: Option<String>,
+}
+
+/// What [`TurnCollector::push`] says when a [`ProviderDelta::ToolCallEnd`] closes a call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EndedCall {
+    /// The call is complete: it can be run now, while the stream goes on.
+    Complete {
+        /// The call's key in the stream.
+        key: CallKey,
+        /// The call.
+        call: CompletedCall,
+    },
+    /// The provider closed the call but its arguments are not a JSON object (e.g.
+    /// Anthropic closing a block at `max_tokens`): never run it.
+    Malformed {
+        /// The call's key in the stream.
+        key: CallKey,
+        /// The call as received.
+        call: PartialCall,
+    },
+}
+
 /// A call being collected.
 #[derive(Debug)]
 struct OpenCall {
@@ -81,6 +124,7 @@ struct OpenCall {
     id: Option<String>,
     name: String,
     raw: String,
+    signature: Option<String>,
     ended: bool,
 }
 
@@ -94,9 +138,10 @@ struct OpenCall {
 pub struct TurnCollector {
     text: String,
     reasoning: String,
+    reasoning_blocks: Vec<ReasoningBlock>,
     calls: Vec<OpenCall>,
     server_calls: Vec<ServerCall>,
-    finish: Option<StopReason>,
+    finish: Option<(StopReason, String)>,
     provider_error: bool,
     error: Option<String>,
     usage: Option<Usage>,
@@ -108,28 +153,68 @@ impl TurnCollector {
         Self::default()
     }
 
-    /// Takes in one delta.
-    pub fn push(&mut self, delta: &ProviderDelta) {
+    /// Takes in one delta. When it closes a call, says whether that call can run.
+    pub fn push(&mut self, delta: &ProviderDelta) -> Option<EndedCall> {
         match delta {
             ProviderDelta::Text(t) => self.text.push_str(t),
-            ProviderDelta::Reasoning(t) => self.reasoning.push_str(t),
+            ProviderDelta::Reasoning(t) => {
+                self.reasoning.push_str(t);
+                match self.reasoning_blocks.last_mut() {
+                    Some(block) if block.signature.is_none() => block.text.push_str(t),
+                    _ => self.reasoning_blocks.push(ReasoningBlock {
+                        text: t.clone(),
+                        signature: None,
+                    }),
+                }
+            }
             ProviderDelta::Refusal(_) => {}
+            ProviderDelta::Signature { key, signature } => match key {
+                Some(key) => {
+                    if let Some(call) = self.call_mut(*key) {
+                        call.signature = Some(signature.clone());
+                    }
+                }
+                None => match self.reasoning_blocks.last_mut() {
+                    Some(block) if block.signature.is_none() => {
+                        block.signature = Some(signature.clone());
+                    }
+                    _ => self.reasoning_blocks.push(ReasoningBlock {
+                        text: String::new(),
+                        signature: Some(signature.clone()),
+                    }),
+                },
+            },
             ProviderDelta::ToolCallStart { key, id, name } => self.calls.push(OpenCall {
                 key: *key,
                 id: id.clone(),
                 name: name.clone(),
                 raw: String::new(),
+                signature: None,
                 ended: false,
             }),
             ProviderDelta::ToolCallArgs { key, fragment } => {
-                if let Some(call) = self.call_mut(*key) {
+                if let Some(call) = self.call_mut(*key)
+                    && !call.ended
+                {
                     call.raw.push_str(fragment);
                 }
             }
             ProviderDelta::ToolCallEnd { key } => {
-                if let Some(call) = self.call_mut(*key) {
-                    call.ended = true;
+                let call = self.call_mut(*key)?;
+                if call.ended {
+                    return None;
                 }
+                call.ended = true;
+                return Some(match parse_arguments(&call.raw) {
+                    Some(arguments) => EndedCall::Complete {
+                        key: *key,
+                        call: call.completed(arguments),
+                    },
+                    None => EndedCall::Malformed {
+                        key: *key,
+                        call: call.partial(),
+                    },
+                });
             }
             ProviderDelta::ServerToolCall {
                 id,
@@ -140,7 +225,7 @@ impl TurnCollector {
                 name: name.clone(),
                 arguments: arguments.clone(),
             }),
-            ProviderDelta::Finish { stop, .. } => self.finish = Some(*stop),
+            ProviderDelta::Finish { stop, raw } => self.finish = Some((*stop, raw.clone())),
             ProviderDelta::Usage(u) => self.usage = Some(u.clone()),
             ProviderDelta::Error { kind, message } => {
                 if *kind == ErrorKind::Provider {
@@ -151,6 +236,7 @@ impl TurnCollector {
                 }
             }
         }
+        None
     }
 
     /// Takes in many deltas.
@@ -166,21 +252,13 @@ impl TurnCollector {
         let mut partial_calls = Vec::new();
         for call in &self.calls {
             match (call.ended, parse_arguments(&call.raw)) {
-                (true, Some(arguments)) => calls.push(CompletedCall {
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                    arguments,
-                }),
-                _ => partial_calls.push(PartialCall {
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                    raw_arguments: call.raw.clone(),
-                }),
+                (true, Some(arguments)) => calls.push(call.completed(arguments)),
+                _ => partial_calls.push(call.partial()),
             }
         }
-        let stop = match self.finish {
+        let stop = match &self.finish {
             _ if self.provider_error => StopReason::Error,
-            Some(stop) => stop.with_completed_calls(calls.len()),
+            Some((stop, _)) => stop.with_completed_calls(calls.len()),
             None => StopReason::Error,
         };
         TurnSummary {
@@ -191,6 +269,8 @@ impl TurnCollector {
             error: self.error.clone().map(|message| TurnError { message }),
             partial_calls,
             server_calls: self.server_calls.clone(),
+            reasoning_blocks: self.reasoning_blocks.clone(),
+            raw_stop: self.finish.as_ref().map(|(_, raw)| raw.clone()),
             usage: self.usage.clone(),
         }
     }
@@ -202,6 +282,25 @@ impl TurnCollector {
 
     fn call_mut(&mut self, key: CallKey) -> Option<&mut OpenCall> {
         self.calls.iter_mut().rev().find(|c| c.key == key)
+    }
+}
+
+impl OpenCall {
+    fn completed(&self, arguments: Map<String, Value>) -> CompletedCall {
+        CompletedCall {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            arguments,
+            signature: self.signature.clone(),
+        }
+    }
+
+    fn partial(&self) -> PartialCall {
+        PartialCall {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            raw_arguments: self.raw.clone(),
+        }
     }
 }
 

@@ -26,6 +26,17 @@ pub enum ProviderDelta {
     Reasoning(String),
     /// A refusal message (OpenAI `refusal`); not part of the visible text.
     Refusal(String),
+    /// An opaque signature the provider wants back in the next request: Anthropic
+    /// and Bedrock sign each thinking block (`key: None`, closing the reasoning
+    /// received since the previous signature); Gemini signs the part holding a call
+    /// (`key: Some`, also sent by Gemini's OpenAI endpoint as
+    /// `extra_content.google.thought_signature`).
+    Signature {
+        /// The call the signature belongs to, if any.
+        key: Option<CallKey>,
+        /// The signature, as sent.
+        signature: String,
+    },
     /// A client-side tool call was opened.
     ToolCallStart {
         /// The call's key in this stream.

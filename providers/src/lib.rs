@@ -65,7 +65,8 @@ mod profiles;
 
 pub use adapters::{AdapterConfig, Wire, WireAdapter};
 pub use collector::{
-    CompletedCall, PartialCall, ServerCall, TurnCollector, TurnError, TurnSummary, parse_arguments,
+    CompletedCall, EndedCall, PartialCall, ReasoningBlock, ServerCall, TurnCollector, TurnError,
+    TurnSummary, parse_arguments,
 };
 pub use delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage};
 pub use error::{AdapterError, UnknownName};

@@ -3,3 +3,4 @@
 pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod tools;
+pub(crate) mod upstreams;

@@ -3,6 +3,8 @@
 mod builtins;
 mod convert;
 mod dialect_vectors;
+mod gateway;
+mod gateway_server;
 mod registry;
 mod route;
 mod support;

@@ -1,10 +1,12 @@
 //! Anthropic Messages SSE: content blocks (text, thinking, tool_use, server_tool_use), `ping`, `error`.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::FrameHandler;
-use super::openai_chat::error_message;
-use super::{KeyAlloc, str_field};
+use super::driver::{FrameHandler, parse_frame};
+use super::{KeyAlloc, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// What an open content block is.
@@ -40,23 +42,61 @@ pub(crate) struct AnthropicFrames {
     errored: bool,
 }
 
+/// An event, read with a typed skeleton: the `message` envelope of `message_start`
+/// is skipped but for its usage; the rest stays `Value`s.
+#[derive(Deserialize)]
+struct EventIn<'a> {
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    index: Option<Value>,
+    #[serde(default)]
+    content_block: Option<Value>,
+    #[serde(default)]
+    delta: Option<Value>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default)]
+    message: Option<MessageIn>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct MessageIn {
+    #[serde(default)]
+    usage: Option<Value>,
+}
+
 impl FrameHandler for AnthropicFrames {
-    fn on_frame(&mut self, event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
-        let kind = json.get("type").and_then(Value::as_str).unwrap_or(event);
-        match kind {
+    fn on_data(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        let Some(ev) = parse_frame::<EventIn>(data, out) else {
+            return;
+        };
+        let index = ev.index.as_ref().and_then(Value::as_u64).unwrap_or(0);
+        match ev.kind.as_deref().unwrap_or(event) {
             "message_start" => {
-                if let Some(usage) = json.pointer("/message/usage") {
-                    out.push(ProviderDelta::Usage(usage_of(usage)));
+                if let Some(usage) = ev.message.and_then(|m| m.usage).filter(Value::is_object) {
+                    out.push(ProviderDelta::Usage(usage_of(&usage)));
                 }
             }
-            "content_block_start" => self.on_block_start(&json, out),
-            "content_block_delta" => self.on_block_delta(&json, out),
-            "content_block_stop" => self.on_block_stop(&json, out),
-            "message_delta" => {
-                if let Some(usage) = json.get("usage").filter(|u| u.is_object()) {
-                    out.push(ProviderDelta::Usage(usage_of(usage)));
+            "content_block_start" => {
+                if let Some(cb) = &ev.content_block {
+                    self.on_block_start(index, cb, out);
                 }
-                if let Some(reason) = json.pointer("/delta/stop_reason").and_then(Value::as_str)
+            }
+            "content_block_delta" => {
+                if let Some(delta) = &ev.delta {
+                    self.on_block_delta(index, delta, out);
+                }
+            }
+            "content_block_stop" => self.on_block_stop(index, out),
+            "message_delta" => {
+                if let Some(usage) = ev.usage.filter(Value::is_object) {
+                    out.push(ProviderDelta::Usage(usage_of(&usage)));
+                }
+                let reason = ev.delta.as_ref().and_then(|d| str_field(d, "stop_reason"));
+                if let Some(reason) = reason
                     && !self.finished
                 {
                     self.finished = true;
@@ -66,8 +106,9 @@ impl FrameHandler for AnthropicFrames {
             "message_stop" => self.stopped = true,
             "error" => {
                 self.errored = true;
-                let msg = json
-                    .get("error")
+                let msg = ev
+                    .error
+                    .as_ref()
                     .map(error_message)
                     .unwrap_or_else(|| "provider error".to_owned());
                 out.push(ProviderDelta::provider_error(msg));
@@ -91,11 +132,7 @@ impl FrameHandler for AnthropicFrames {
 }
 
 impl AnthropicFrames {
-    fn on_block_start(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
-        let index = json.get("index").and_then(Value::as_u64).unwrap_or(0);
-        let Some(cb) = json.get("content_block") else {
-            return;
-        };
+    fn on_block_start(&mut self, index: u64, cb: &Value, out: &mut Vec<ProviderDelta>) {
         let block = match cb.get("type").and_then(Value::as_str).unwrap_or("") {
             "text" => {
                 if let Some(t) = str_field(cb, "text") {
@@ -142,11 +179,7 @@ impl AnthropicFrames {
         self.blocks.push((index, block));
     }
 
-    fn on_block_delta(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
-        let index = json.get("index").and_then(Value::as_u64).unwrap_or(0);
-        let Some(delta) = json.get("delta") else {
-            return;
-        };
+    fn on_block_delta(&mut self, index: u64, delta: &Value, out: &mut Vec<ProviderDelta>) {
         let delta_type = delta.get("type").and_then(Value::as_str).unwrap_or("");
         let block = self
             .blocks
@@ -179,12 +212,19 @@ impl AnthropicFrames {
                     input.push_str(p);
                 }
             }
-            _ => {} // signature_delta, citations_delta, ...
+            ("signature_delta", _) => {
+                if let Some(s) = str_field(delta, "signature") {
+                    out.push(ProviderDelta::Signature {
+                        key: None,
+                        signature: s.to_owned(),
+                    });
+                }
+            }
+            _ => {} // citations_delta, ...
         }
     }
 
-    fn on_block_stop(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
-        let index = json.get("index").and_then(Value::as_u64).unwrap_or(0);
+    fn on_block_stop(&mut self, index: u64, out: &mut Vec<ProviderDelta>) {
         let Some(pos) = self.blocks.iter().rposition(|(i, _)| *i == index) else {
             return;
         };

@@ -7,11 +7,13 @@
 //! anything else binary (a binary frame starts with its big-endian length, 0x00 for
 //! any frame under 16 MiB).
 
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{FrameHandler, dispatch_line};
-use super::openai_chat::error_message;
-use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, str_field};
+use super::driver::{FrameHandler, dispatch_line, parse_frame};
+use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, slim, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 use crate::error::AdapterError;
 use crate::framing::eventstream::{EventStreamDecoder, Frame, SkippedFrame};
@@ -112,17 +114,46 @@ impl WireAdapter for BedrockAdapter {
     }
 }
 
+/// An event body, read with a typed skeleton (the `p` padding and the `metrics`
+/// are skipped), then handed on as a slim `Value`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BodyIn {
+    #[serde(default)]
+    content_block_index: Option<Value>,
+    #[serde(default)]
+    start: Option<Value>,
+    #[serde(default)]
+    delta: Option<Value>,
+    #[serde(default)]
+    stop_reason: Option<Value>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default, alias = "Message")]
+    message: Option<Value>,
+}
+
+impl BodyIn {
+    fn into_value(self) -> Value {
+        slim([
+            ("contentBlockIndex", self.content_block_index),
+            ("start", self.start),
+            ("delta", self.delta),
+            ("stopReason", self.stop_reason),
+            ("usage", self.usage),
+            ("message", self.message),
+        ])
+    }
+}
+
 impl FrameHandler for BedrockEvents {
     /// A JSON line: `{"<eventName>": {...}}`.
-    fn on_frame(&mut self, _event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
-        let Value::Object(map) = json else {
-            out.push(ProviderDelta::malformed(
-                "bedrock event line is not an object",
-            ));
+    fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        let Some(events) = parse_frame::<BTreeMap<String, BodyIn>>(data, out) else {
             return;
         };
-        for (name, body) in &map {
-            self.on_event(name, body, out);
+        for (name, body) in events {
+            self.on_event(&name, &body.into_value(), out);
         }
     }
 
@@ -167,8 +198,8 @@ impl BedrockEvents {
                 let body: Value = if frame.payload.iter().all(u8::is_ascii_whitespace) {
                     Value::Object(Default::default())
                 } else {
-                    match serde_json::from_slice(frame.payload) {
-                        Ok(v) => v,
+                    match serde_json::from_slice::<BodyIn>(frame.payload) {
+                        Ok(body) => body.into_value(),
                         Err(err) => {
                             out.push(ProviderDelta::malformed(format!(
                                 "bad json in `{name}` frame: {err}"
@@ -211,11 +242,16 @@ impl BedrockEvents {
                 if let Some(t) = str_field(delta, "text") {
                     out.push(ProviderDelta::Text(t.to_owned()));
                 }
-                if let Some(t) = delta
-                    .get("reasoningContent")
-                    .and_then(|r| str_field(r, "text"))
-                {
-                    out.push(ProviderDelta::Reasoning(t.to_owned()));
+                if let Some(reasoning) = delta.get("reasoningContent") {
+                    if let Some(t) = str_field(reasoning, "text") {
+                        out.push(ProviderDelta::Reasoning(t.to_owned()));
+                    }
+                    if let Some(s) = str_field(reasoning, "signature") {
+                        out.push(ProviderDelta::Signature {
+                            key: None,
+                            signature: s.to_owned(),
+                        });
+                    }
                 }
                 if let Some(input) = delta.get("toolUse").and_then(|t| str_field(t, "input"))
                     && let Some(&(_, key)) = self.open_calls.iter().rev().find(|(i, _)| *i == index)

@@ -6,15 +6,12 @@ use crate::error::AdapterError;
 use crate::framing::lines::{LineEvent, LineSplitter};
 use crate::framing::sse::{SseDecoder, SseItem};
 
-/// What a vendor adapter does with each frame's JSON.
+/// What a vendor adapter does with each frame.
 pub(crate) trait FrameHandler: Send {
-    /// One frame: its SSE `event:` name (`""` for NDJSON or when absent) and its JSON.
-    fn on_frame(&mut self, event: &str, json: serde_json::Value, out: &mut Vec<ProviderDelta>);
-
-    /// A frame whose data is not JSON (`[DONE]` and friends). The default reports it.
-    fn on_non_json(&mut self, data: &str, err: serde_json::Error, out: &mut Vec<ProviderDelta>) {
-        out.push(ProviderDelta::malformed(bad_json_message(data, &err)));
-    }
+    /// One frame: its SSE `event:` name (`""` for NDJSON or when absent) and its
+    /// data (trimmed, never empty). Handlers read it with [`parse_frame`] into a
+    /// typed skeleton of the fields they use, so that the rest is skipped unbuilt.
+    fn on_data(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>);
 
     /// End of stream: close what is open, report a missing finish.
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>);
@@ -26,6 +23,22 @@ pub(crate) fn bad_json_message(data: &str, err: &serde_json::Error) -> String {
         shown.push('…');
     }
     format!("bad json in frame ({err}): {shown}")
+}
+
+/// Reads a frame's bytes as `T`; a frame that is not valid JSON of that shape is
+/// reported as malformed and skipped.
+pub(crate) fn parse_frame<'a, T: serde::Deserialize<'a>>(
+    data: &'a [u8],
+    out: &mut Vec<ProviderDelta>,
+) -> Option<T> {
+    match serde_json::from_slice(data) {
+        Ok(v) => Some(v),
+        Err(err) => {
+            let text = String::from_utf8_lossy(data);
+            out.push(ProviderDelta::malformed(bad_json_message(&text, &err)));
+            None
+        }
+    }
 }
 
 pub(crate) fn too_long(limit: usize) -> ProviderDelta {
@@ -58,12 +71,8 @@ fn dispatch_sse<H: FrameHandler>(item: SseItem<'_>, handler: &mut H, out: &mut V
     match item {
         SseItem::Event(ev) => {
             let data = ev.data.trim();
-            if data.is_empty() {
-                return;
-            }
-            match serde_json::from_str(data) {
-                Ok(json) => handler.on_frame(ev.event, json, out),
-                Err(err) => handler.on_non_json(data, err, out),
+            if !data.is_empty() {
+                handler.on_data(ev.event, data.as_bytes(), out);
             }
         }
         SseItem::TooLong { limit } => out.push(too_long(limit)),
@@ -122,15 +131,8 @@ pub(crate) fn dispatch_line<H: FrameHandler>(
 ) {
     match line {
         LineEvent::Line(bytes) => {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                return;
-            }
-            match serde_json::from_slice(bytes) {
-                Ok(json) => handler.on_frame("", json, out),
-                Err(err) => {
-                    let text = String::from_utf8_lossy(bytes);
-                    handler.on_non_json(&text, err, out);
-                }
+            if !bytes.iter().all(u8::is_ascii_whitespace) {
+                handler.on_data("", bytes.trim_ascii(), out);
             }
         }
         LineEvent::TooLong { limit } => out.push(too_long(limit)),

@@ -1,11 +1,11 @@
 //! Gemini and Vertex AI `streamGenerateContent?alt=sse`: whole `functionCall` parts,
 //! `thought: true` parts, Vertex `partialArgs` streaming, blocked prompts.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::driver::FrameHandler;
-use super::openai_chat::error_message;
-use super::{KeyAlloc, str_field};
+use super::driver::{FrameHandler, bad_json_message};
+use super::{KeyAlloc, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64, object_text};
 
 /// A Vertex call whose arguments arrive as `partialArgs` (`willContinue: true`).
@@ -24,47 +24,57 @@ pub(crate) struct GeminiFrames {
     errored: bool,
 }
 
+/// A `GenerateContentResponse`, read with a typed skeleton: the envelope
+/// (`modelVersion`, `responseId`, `createTime`, ...) is skipped; parts stay `Value`s.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ResponseIn {
+    #[serde(default)]
+    candidates: Option<Vec<CandidateIn>>,
+    #[serde(default)]
+    prompt_feedback: Option<Value>,
+    #[serde(default)]
+    usage_metadata: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CandidateIn {
+    #[serde(default)]
+    content: Option<ContentIn>,
+    #[serde(default)]
+    finish_reason: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct ContentIn {
+    #[serde(default)]
+    parts: Option<Vec<Value>>,
+}
+
 impl FrameHandler for GeminiFrames {
-    fn on_frame(&mut self, _event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
-        // An error may come as the whole frame or as a one-element array.
-        let json = match json {
-            Value::Array(mut a) if a.len() == 1 => a.remove(0),
-            other => other,
-        };
-        if let Some(err) = json.get("error").filter(|e| !e.is_null()) {
-            self.errored = true;
-            out.push(ProviderDelta::provider_error(error_message(err)));
-            return;
-        }
-        let candidate = json
-            .get("candidates")
-            .and_then(Value::as_array)
-            .and_then(|c| c.first());
-        if let Some(candidate) = candidate {
-            if let Some(parts) = candidate
-                .pointer("/content/parts")
-                .and_then(Value::as_array)
-            {
-                for part in parts {
-                    self.on_part(part, out);
+    fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        match serde_json::from_slice::<ResponseIn>(data) {
+            Ok(response) => self.on_response(response, out),
+            // An error may come as a one-element array rather than an object.
+            Err(err) => match serde_json::from_slice::<Vec<ResponseIn>>(data) {
+                Ok(responses) => {
+                    for response in responses {
+                        self.on_response(response, out);
+                    }
                 }
-            }
-            if let Some(reason) = str_field(candidate, "finishReason") {
-                self.close_streamed(out);
-                if let Some(usage) = json.get("usageMetadata") {
-                    out.push(ProviderDelta::Usage(usage_of(usage)));
+                Err(_) => {
+                    let text = String::from_utf8_lossy(data);
+                    out.push(ProviderDelta::malformed(bad_json_message(&text, &err)));
                 }
-                self.on_finish(finish_reason(reason), reason, out);
-            }
-        } else if let Some(block) = json
-            .pointer("/promptFeedback/blockReason")
-            .and_then(Value::as_str)
-        {
-            self.on_finish(StopReason::ContentFilter, block, out);
+            },
         }
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
+        self.abandon_streamed(out);
         if !self.finished && !self.errored {
             out.push(ProviderDelta::Error {
                 kind: ErrorKind::Truncated,
@@ -75,6 +85,42 @@ impl FrameHandler for GeminiFrames {
 }
 
 impl GeminiFrames {
+    fn on_response(&mut self, response: ResponseIn, out: &mut Vec<ProviderDelta>) {
+        if let Some(err) = response.error.filter(|e| !e.is_null()) {
+            self.errored = true;
+            self.abandon_streamed(out);
+            out.push(ProviderDelta::provider_error(error_message(&err)));
+            return;
+        }
+        let candidate = response.candidates.and_then(|c| c.into_iter().next());
+        if let Some(candidate) = candidate {
+            let parts = candidate.content.and_then(|c| c.parts);
+            for part in parts.iter().flatten() {
+                self.on_part(part, out);
+            }
+            if let Some(Value::String(reason)) = candidate.finish_reason
+                && !reason.is_empty()
+            {
+                let stop = finish_reason(&reason);
+                if stop == StopReason::EndTurn {
+                    self.close_streamed(out);
+                } else {
+                    self.abandon_streamed(out);
+                }
+                if let Some(usage) = &response.usage_metadata {
+                    out.push(ProviderDelta::Usage(usage_of(usage)));
+                }
+                self.on_finish(stop, &reason, out);
+            }
+        } else if let Some(block) = response
+            .prompt_feedback
+            .as_ref()
+            .and_then(|f| str_field(f, "blockReason"))
+        {
+            self.on_finish(StopReason::ContentFilter, block, out);
+        }
+    }
+
     fn on_part(&mut self, part: &Value, out: &mut Vec<ProviderDelta>) {
         if let Some(text) = str_field(part, "text") {
             if part.get("thought").and_then(Value::as_bool) == Some(true) {
@@ -84,6 +130,12 @@ impl GeminiFrames {
             }
         }
         let Some(call) = part.get("functionCall").and_then(Value::as_object) else {
+            if let Some(sig) = str_field(part, "thoughtSignature") {
+                out.push(ProviderDelta::Signature {
+                    key: None,
+                    signature: sig.to_owned(),
+                });
+            }
             return;
         };
         let will_continue = call.get("willContinue").and_then(Value::as_bool) == Some(true);
@@ -112,6 +164,12 @@ impl GeminiFrames {
             if let Some(partial) = call.get("partialArgs").and_then(Value::as_array) {
                 apply_partial_args(&mut args, partial);
             }
+            if let Some(sig) = str_field(part, "thoughtSignature") {
+                out.push(ProviderDelta::Signature {
+                    key: Some(key),
+                    signature: sig.to_owned(),
+                });
+            }
             if will_continue {
                 self.streamed = Some(StreamedCall { key, args });
             } else {
@@ -126,6 +184,17 @@ impl GeminiFrames {
             if !will_continue {
                 self.close_streamed(out);
             }
+        }
+    }
+
+    /// A streamed call cut off (by a limit, an error or the end of the stream): its
+    /// arguments so far are handed on, but it is never ended, so never run.
+    fn abandon_streamed(&mut self, out: &mut Vec<ProviderDelta>) {
+        if let Some(call) = self.streamed.take() {
+            out.push(ProviderDelta::ToolCallArgs {
+                key: call.key,
+                fragment: object_text(&call.args),
+            });
         }
     }
 

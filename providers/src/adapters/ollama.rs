@@ -1,10 +1,10 @@
 //! Ollama native `/api/chat` NDJSON: whole calls with object arguments, `thinking`, error lines.
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::FrameHandler;
-use super::openai_chat::error_message;
-use super::{KeyAlloc, args_text, id_field, str_field};
+use super::driver::{FrameHandler, parse_frame};
+use super::{KeyAlloc, args_text, error_message, id_field, slim, str_field};
 use crate::delta::{ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// Frame handler for `/api/chat` lines.
@@ -15,8 +15,52 @@ pub(crate) struct OllamaFrames {
     errored: bool,
 }
 
+/// A line, read with a typed skeleton (`model`, `created_at` and the durations are
+/// skipped).
+#[derive(Deserialize)]
+struct LineIn {
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    message: Option<Value>,
+    #[serde(default)]
+    done: Option<Value>,
+    #[serde(default)]
+    done_reason: Option<Value>,
+    #[serde(default)]
+    prompt_eval_count: Option<Value>,
+    #[serde(default)]
+    eval_count: Option<Value>,
+}
+
 impl FrameHandler for OllamaFrames {
-    fn on_frame(&mut self, _event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
+    fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        let Some(line) = parse_frame::<LineIn>(data, out) else {
+            return;
+        };
+        let json = slim([
+            ("error", line.error),
+            ("message", line.message),
+            ("done", line.done),
+            ("done_reason", line.done_reason),
+            ("prompt_eval_count", line.prompt_eval_count),
+            ("eval_count", line.eval_count),
+        ]);
+        self.on_line(json, out);
+    }
+
+    fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
+        if !self.finished && !self.errored {
+            out.push(ProviderDelta::Error {
+                kind: ErrorKind::Truncated,
+                message: "stream ended before a done line".to_owned(),
+            });
+        }
+    }
+}
+
+impl OllamaFrames {
+    fn on_line(&mut self, json: Value, out: &mut Vec<ProviderDelta>) {
         if let Some(err) = json.get("error").filter(|e| !e.is_null()) {
             self.errored = true;
             out.push(ProviderDelta::provider_error(error_message(err)));
@@ -62,15 +106,6 @@ impl FrameHandler for OllamaFrames {
                 _ => StopReason::EndTurn,
             };
             out.push(ProviderDelta::finish(stop, reason));
-        }
-    }
-
-    fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before a done line".to_owned(),
-            });
         }
     }
 }

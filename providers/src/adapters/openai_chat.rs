@@ -6,10 +6,12 @@
 //! on continuations, `finish_reason: ""`, `{"error": ...}` objects, SSE comments,
 //! Azure's `prompt_filter_results` chunk, `reasoning_content` / `reasoning`.
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{FrameHandler, bad_json_message};
-use super::{KeyAlloc, args_text, id_field, str_field};
+use super::driver::{FrameHandler, parse_frame};
+use super::json_close::JsonCloseTracker;
+use super::{KeyAlloc, error_message, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// The wire index used for the legacy `function_call` (it has none).
@@ -19,7 +21,8 @@ const LEGACY_INDEX: i64 = -1;
 ///
 /// Transitions: created (not `started`, arguments buffered in `pending`) -> `started`
 /// once a name is known (`ToolCallStart` sent, `pending` flushed) -> `ended` at a
-/// natural finish, or when its `index` is reused by a call with a new `id`.
+/// natural finish, when its `index` is reused by a call with a new `id`, or when
+/// another call receives data after its arguments closed their JSON object.
 #[derive(Debug)]
 struct Slot {
     key: CallKey,
@@ -30,6 +33,7 @@ struct Slot {
     started: bool,
     has_args: bool,
     ended: bool,
+    json: JsonCloseTracker,
 }
 
 /// Frame handler for Chat Completions chunks.
@@ -37,35 +41,73 @@ struct Slot {
 pub(crate) struct OpenAiChatFrames {
     keys: KeyAlloc,
     slots: Vec<Slot>,
+    last_slot: Option<usize>,
     finished: bool,
     errored: bool,
 }
 
-impl FrameHandler for OpenAiChatFrames {
-    fn on_frame(&mut self, _event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
-        if let Some(err) = json.get("error").filter(|e| !e.is_null()) {
-            self.errored = true;
-            out.push(ProviderDelta::provider_error(error_message(err)));
-        }
-        if let Some(choices) = json.get("choices").and_then(Value::as_array) {
-            for choice in choices {
-                let index = choice.get("index").and_then(Value::as_i64).unwrap_or(0);
-                if index == 0 {
-                    self.on_choice(choice, out);
-                }
-            }
-        }
-        if let Some(usage) = json.get("usage").filter(|u| u.is_object()) {
-            out.push(ProviderDelta::Usage(Usage {
-                input_tokens: as_u64(usage.get("prompt_tokens")),
-                output_tokens: as_u64(usage.get("completion_tokens")),
-                total_tokens: as_u64(usage.get("total_tokens")),
-            }));
-        }
-    }
+/// A chunk, read with a typed skeleton so that the envelope (`id`, `model`,
+/// `system_fingerprint`, `logprobs`, filter results, ...) is skipped without being
+/// built; the leaves stay `Value`s because servers disagree on their types.
+#[derive(Deserialize)]
+struct ChunkIn {
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    choices: Option<Vec<ChoiceIn>>,
+    #[serde(default)]
+    usage: Option<Value>,
+}
 
-    fn on_non_json(&mut self, data: &str, err: serde_json::Error, out: &mut Vec<ProviderDelta>) {
-        if data == "[DONE]" {
+#[derive(Deserialize)]
+struct ChoiceIn {
+    #[serde(default)]
+    index: Option<Value>,
+    #[serde(default)]
+    delta: Option<DeltaIn>,
+    #[serde(default)]
+    finish_reason: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct DeltaIn {
+    #[serde(default)]
+    reasoning_content: Option<Value>,
+    #[serde(default)]
+    reasoning: Option<Value>,
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    refusal: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCallIn>>,
+    #[serde(default)]
+    function_call: Option<FunctionIn>,
+}
+
+#[derive(Deserialize)]
+struct ToolCallIn {
+    #[serde(default)]
+    index: Option<Value>,
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    function: Option<FunctionIn>,
+    #[serde(default)]
+    extra_content: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct FunctionIn {
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+impl FrameHandler for OpenAiChatFrames {
+    fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        if data == b"[DONE]" {
             if !self.finished && !self.errored {
                 // A server that never sent a finish_reason but closed properly.
                 self.end_open_calls(out);
@@ -74,7 +116,26 @@ impl FrameHandler for OpenAiChatFrames {
             }
             return;
         }
-        out.push(ProviderDelta::malformed(bad_json_message(data, &err)));
+        let Some(chunk) = parse_frame::<ChunkIn>(data, out) else {
+            return;
+        };
+        if let Some(err) = chunk.error.filter(|e| !e.is_null()) {
+            self.errored = true;
+            out.push(ProviderDelta::provider_error(error_message(&err)));
+        }
+        for choice in chunk.choices.into_iter().flatten() {
+            let index = choice.index.as_ref().and_then(Value::as_i64).unwrap_or(0);
+            if index == 0 {
+                self.on_choice(choice, out);
+            }
+        }
+        if let Some(usage) = chunk.usage.filter(Value::is_object) {
+            out.push(ProviderDelta::Usage(Usage {
+                input_tokens: as_u64(usage.get("prompt_tokens")),
+                output_tokens: as_u64(usage.get("completion_tokens")),
+                total_tokens: as_u64(usage.get("total_tokens")),
+            }));
+        }
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
@@ -87,32 +148,60 @@ impl FrameHandler for OpenAiChatFrames {
     }
 }
 
+/// Moves a non-empty string out of a leaf.
+fn take_str(v: Option<Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.is_empty() => Some(s),
+        _ => None,
+    }
+}
+
 impl OpenAiChatFrames {
-    fn on_choice(&mut self, choice: &Value, out: &mut Vec<ProviderDelta>) {
-        if let Some(delta) = choice.get("delta").filter(|d| d.is_object()) {
-            for field in ["reasoning_content", "reasoning"] {
-                if let Some(r) = str_field(delta, field) {
-                    out.push(ProviderDelta::Reasoning(r.to_owned()));
+    fn on_choice(&mut self, choice: ChoiceIn, out: &mut Vec<ProviderDelta>) {
+        if let Some(delta) = choice.delta {
+            for r in [delta.reasoning_content, delta.reasoning] {
+                if let Some(r) = take_str(r) {
+                    out.push(ProviderDelta::Reasoning(r));
                 }
             }
-            if let Some(text) = str_field(delta, "content") {
-                out.push(ProviderDelta::Text(text.to_owned()));
+            match delta.content {
+                Some(Value::String(text)) if !text.is_empty() => {
+                    out.push(ProviderDelta::Text(text))
+                }
+                Some(Value::Array(parts)) => content_parts(&parts, out),
+                _ => {}
             }
-            if let Some(refusal) = str_field(delta, "refusal") {
-                out.push(ProviderDelta::Refusal(refusal.to_owned()));
+            if let Some(refusal) = take_str(delta.refusal) {
+                out.push(ProviderDelta::Refusal(refusal));
             }
-            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-                for call in calls {
-                    let index = call.get("index").and_then(Value::as_i64);
-                    self.on_call_fragment(id_field(call, "id"), index, call.get("function"), out);
+            for call in delta.tool_calls.into_iter().flatten() {
+                let index = call.index.as_ref().and_then(Value::as_i64);
+                let id = match call.id {
+                    Some(Value::String(s)) if !s.is_empty() => Some(s),
+                    Some(Value::Number(n)) => Some(n.to_string()),
+                    _ => None,
+                };
+                let (name, args) = name_and_args(call.function);
+                let key = self.on_call_fragment(id, index, name, args, out);
+                if let Some(sig) = call
+                    .extra_content
+                    .as_ref()
+                    .and_then(|e| e.pointer("/google/thought_signature"))
+                    .and_then(Value::as_str)
+                {
+                    out.push(ProviderDelta::Signature {
+                        key: Some(key),
+                        signature: sig.to_owned(),
+                    });
                 }
             }
-            if let Some(func) = delta.get("function_call").filter(|f| f.is_object()) {
-                self.on_call_fragment(None, Some(LEGACY_INDEX), Some(func), out);
+            if let Some(func) = delta.function_call {
+                let (name, args) = name_and_args(Some(func));
+                self.on_call_fragment(None, Some(LEGACY_INDEX), name, args, out);
             }
         }
-        if let Some(reason) = str_field(choice, "finish_reason") {
-            self.on_finish(reason, out);
+        if let Some(reason) = take_str(choice.finish_reason) {
+            self.on_finish(&reason, out);
         }
     }
 
@@ -120,13 +209,12 @@ impl OpenAiChatFrames {
         &mut self,
         id: Option<String>,
         index: Option<i64>,
-        func: Option<&Value>,
+        name: Option<String>,
+        args: String,
         out: &mut Vec<ProviderDelta>,
-    ) {
-        let name = func.and_then(|f| str_field(f, "name"));
-        let args = args_text(func.and_then(|f| f.get("arguments")));
+    ) -> CallKey {
         let slot_idx = match (&id, index) {
-            (Some(id), _) => match self.slots.iter().position(|s| s.id.as_ref() == Some(id)) {
+            (Some(id), _) => match self.slots.iter().rposition(|s| s.id.as_ref() == Some(id)) {
                 Some(i) => i,
                 None => {
                     if let Some(ix) = index
@@ -152,18 +240,30 @@ impl OpenAiChatFrames {
                 _ => self.new_slot(None, None),
             },
         };
+        if self.last_slot != Some(slot_idx) {
+            // Another call speaks: the ones whose arguments are closed are done, and
+            // can be run while the model goes on.
+            self.last_slot = Some(slot_idx);
+            for j in 0..self.slots.len() {
+                let other = &self.slots[j];
+                if j != slot_idx && other.started && !other.ended && other.json.is_closed() {
+                    self.end_slot(j, out);
+                }
+            }
+        }
         let slot = &mut self.slots[slot_idx];
         if slot.ended {
-            return;
+            return slot.key;
         }
         if !slot.started
             && let Some(name) = name
         {
-            slot.name = name.to_owned();
+            slot.name = name;
             start_slot(slot, out);
         }
         if !args.is_empty() {
             slot.has_args = true;
+            slot.json.push(&args);
             if slot.started {
                 out.push(ProviderDelta::ToolCallArgs {
                     key: slot.key,
@@ -173,6 +273,7 @@ impl OpenAiChatFrames {
                 slot.pending.push_str(&args);
             }
         }
+        slot.key
     }
 
     fn new_slot(&mut self, id: Option<String>, wire_index: Option<i64>) -> usize {
@@ -185,6 +286,7 @@ impl OpenAiChatFrames {
             started: false,
             has_args: false,
             ended: false,
+            json: JsonCloseTracker::default(),
         });
         self.slots.len() - 1
     }
@@ -249,14 +351,38 @@ fn start_slot(slot: &mut Slot, out: &mut Vec<ProviderDelta>) {
     }
 }
 
-/// The message of an `error` member: an object with `message`, or a plain string.
-pub(crate) fn error_message(err: &Value) -> String {
-    match err {
-        Value::String(s) => s.clone(),
-        Value::Object(o) => match o.get("message").and_then(Value::as_str) {
-            Some(m) => m.to_owned(),
-            None => err.to_string(),
-        },
-        other => other.to_string(),
+/// A function's name (non-empty) and argument text (string as is, object as JSON).
+fn name_and_args(func: Option<FunctionIn>) -> (Option<String>, String) {
+    let Some(func) = func else {
+        return (None, String::new());
+    };
+    let args = match func.arguments {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s,
+        Some(other) => other.to_string(),
+    };
+    (take_str(func.name), args)
+}
+
+/// `content` given as a list of parts (Mistral reasoning models): `text` parts are
+/// text, `thinking` parts (themselves lists of text parts) are reasoning.
+fn content_parts(parts: &[Value], out: &mut Vec<ProviderDelta>) {
+    for part in parts {
+        match part.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(t) = str_field(part, "text") {
+                    out.push(ProviderDelta::Text(t.to_owned()));
+                }
+            }
+            Some("thinking") => {
+                let inner = part.get("thinking").and_then(Value::as_array);
+                for t in inner.into_iter().flatten() {
+                    if let Some(t) = str_field(t, "text") {
+                        out.push(ProviderDelta::Reasoning(t.to_owned()));
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }

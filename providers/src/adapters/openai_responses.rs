@@ -1,10 +1,10 @@
 //! OpenAI Responses API SSE: output items, `response.function_call_arguments.delta`, reasoning summaries.
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::FrameHandler;
-use super::openai_chat::error_message;
-use super::{KeyAlloc, args_text, str_field};
+use super::driver::{FrameHandler, parse_frame};
+use super::{KeyAlloc, args_text, error_message, slim, str_field};
 use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
 
 /// A function call item, found again by its `output_index` or `item_id`.
@@ -26,8 +26,82 @@ pub(crate) struct ResponsesFrames {
     errored: bool,
 }
 
+/// An event, read with a typed skeleton: the `response` snapshot carried by
+/// `response.created`/`completed`/... (the whole output so far) is cut down to the
+/// four fields used; the event is then handed on as a slim `Value`.
+#[derive(Deserialize)]
+struct EventIn {
+    #[serde(default, rename = "type")]
+    kind: Option<Value>,
+    #[serde(default)]
+    delta: Option<Value>,
+    #[serde(default)]
+    item_id: Option<Value>,
+    #[serde(default)]
+    output_index: Option<Value>,
+    #[serde(default)]
+    item: Option<Value>,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    message: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    response: Option<ResponseIn>,
+}
+
+#[derive(Deserialize)]
+struct ResponseIn {
+    #[serde(default)]
+    status: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    incomplete_details: Option<Value>,
+    #[serde(default)]
+    usage: Option<Value>,
+}
+
 impl FrameHandler for ResponsesFrames {
-    fn on_frame(&mut self, event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
+    fn on_data(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        let Some(ev) = parse_frame::<EventIn>(data, out) else {
+            return;
+        };
+        let response = ev.response.map(|r| {
+            slim([
+                ("status", r.status),
+                ("error", r.error),
+                ("incomplete_details", r.incomplete_details),
+                ("usage", r.usage),
+            ])
+        });
+        let json = slim([
+            ("type", ev.kind),
+            ("delta", ev.delta),
+            ("item_id", ev.item_id),
+            ("output_index", ev.output_index),
+            ("item", ev.item),
+            ("arguments", ev.arguments),
+            ("message", ev.message),
+            ("error", ev.error),
+            ("response", response),
+        ]);
+        self.on_event(event, json, out);
+    }
+
+    fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
+        if !self.finished && !self.errored {
+            out.push(ProviderDelta::Error {
+                kind: ErrorKind::Truncated,
+                message: "stream ended before response.completed".to_owned(),
+            });
+        }
+    }
+}
+
+impl ResponsesFrames {
+    fn on_event(&mut self, event: &str, json: Value, out: &mut Vec<ProviderDelta>) {
         let kind = json.get("type").and_then(Value::as_str).unwrap_or(event);
         match kind {
             "response.output_text.delta" => {
@@ -111,17 +185,6 @@ impl FrameHandler for ResponsesFrames {
         }
     }
 
-    fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before response.completed".to_owned(),
-            });
-        }
-    }
-}
-
-impl ResponsesFrames {
     fn on_item_added(&mut self, json: &Value, out: &mut Vec<ProviderDelta>) {
         let Some(item) = json.get("item") else { return };
         if item.get("type").and_then(Value::as_str) != Some("function_call") {

@@ -43,13 +43,15 @@ pub(crate) struct LostSync(pub(crate) String);
 
 /// Incremental event-stream decoder.
 ///
-/// State: `buf[start..]` holds the unread bytes; `skip` counts bytes of an over-long
-/// frame still to drop; `lost` is set once a prelude failed its CRC, after which no
-/// boundary can be trusted and every call fails.
+/// State: `buf[start..]` holds the unread bytes; `prelude` keeps the checked
+/// lengths of a frame whose bytes are still arriving (so its prelude is read once);
+/// `skip` counts bytes of an over-long frame still to drop; `lost` is set once a
+/// prelude failed its CRC, after which no boundary can be trusted and every call fails.
 #[derive(Debug)]
 pub(crate) struct EventStreamDecoder {
     buf: Vec<u8>,
     start: usize,
+    prelude: Option<(usize, usize)>,
     skip: usize,
     lost: Option<LostSync>,
     max_frame: usize,
@@ -60,6 +62,7 @@ impl EventStreamDecoder {
         EventStreamDecoder {
             buf: Vec::new(),
             start: 0,
+            prelude: None,
             skip: 0,
             lost: None,
             max_frame,
@@ -83,20 +86,26 @@ impl EventStreamDecoder {
         self.buf.extend_from_slice(chunk);
         loop {
             let avail = &self.buf[self.start..];
-            if avail.len() < 12 {
-                break;
-            }
-            let total = be_u32(&avail[0..4]) as usize;
-            let headers_len = be_u32(&avail[4..8]) as usize;
-            let prelude_crc = be_u32(&avail[8..12]);
-            if crc32fast::hash(&avail[0..8]) != prelude_crc {
-                return Err(self.lose("prelude checksum mismatch"));
-            }
-            if total < MIN_FRAME || headers_len > total - MIN_FRAME {
-                return Err(self.lose(&format!(
-                    "impossible frame lengths (total {total}, headers {headers_len})"
-                )));
-            }
+            let (total, headers_len) = match self.prelude {
+                Some(lengths) => lengths,
+                None => {
+                    if avail.len() < 12 {
+                        break;
+                    }
+                    let total = be_u32(&avail[0..4]) as usize;
+                    let headers_len = be_u32(&avail[4..8]) as usize;
+                    if crc32fast::hash(&avail[0..8]) != be_u32(&avail[8..12]) {
+                        return Err(self.lose("prelude checksum mismatch"));
+                    }
+                    if total < MIN_FRAME || headers_len > total - MIN_FRAME {
+                        return Err(self.lose(&format!(
+                            "impossible frame lengths (total {total}, headers {headers_len})"
+                        )));
+                    }
+                    self.prelude = Some((total, headers_len));
+                    (total, headers_len)
+                }
+            };
             if total > self.max_frame {
                 on_frame(Err(SkippedFrame {
                     kind: ErrorKind::TooLarge,
@@ -108,6 +117,7 @@ impl EventStreamDecoder {
                 let have = avail.len().min(total);
                 self.start += have;
                 self.skip = total - have;
+                self.prelude = None;
                 continue;
             }
             if avail.len() < total {
@@ -115,6 +125,7 @@ impl EventStreamDecoder {
             }
             let frame = &avail[..total];
             self.start += total;
+            self.prelude = None;
             on_frame(decode_frame(frame, headers_len));
         }
         if self.start == self.buf.len() {
@@ -132,6 +143,7 @@ impl EventStreamDecoder {
         let left = self.buf.len() - self.start;
         self.buf.clear();
         self.start = 0;
+        self.prelude = None;
         if self.lost.is_none() && (left > 0 || self.skip > 0) {
             Some(SkippedFrame {
                 kind: ErrorKind::Truncated,

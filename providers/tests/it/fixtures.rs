@@ -66,8 +66,17 @@ fn every_fixture_matches_its_expectation_in_any_chunking() {
                 rng.cuts(bytes.len(), max_piece),
             ));
         }
+        let whole = deltas_split(wire, &bytes, &[]);
         for (how, cuts) in chunkings {
-            let mut actual = summarise(&deltas_split(wire, &bytes, &cuts)).to_json();
+            let deltas = deltas_split(wire, &bytes, &cuts);
+            // Framing hides the chunking completely: the very same deltas come out.
+            if deltas != whole {
+                failures.push(format!(
+                    "{name} fed {how}: deltas differ from feeding it whole"
+                ));
+                break;
+            }
+            let mut actual = summarise(&deltas).to_json();
             mask_ids(&mut actual, &expected);
             if actual != expected {
                 failures.push(format!(
@@ -83,4 +92,67 @@ fn every_fixture_matches_its_expectation_in_any_chunking() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// A stream cut anywhere keeps a prefix of the text and never yields a runnable call
+/// that differs from the real one: cut-off calls are partial, never guessed.
+#[test]
+fn every_fixture_cut_short_anywhere_keeps_text_and_never_invents_calls() {
+    let dir = fixtures_dir();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".expect.json") && !n.ends_with(".md"))
+        .collect();
+    names.sort();
+    for name in &names {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{name}.expect.json"))).unwrap(),
+        )
+        .unwrap();
+        let wire = find_profile(name.split('.').next().unwrap()).unwrap().wire;
+        let step = (bytes.len() / 60).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            let mut adapter = wire.adapter();
+            let mut out = Vec::new();
+            adapter.feed(&bytes[..cut], &mut out).unwrap();
+            adapter.finish(&mut out).unwrap();
+            let summary = summarise(&out);
+            let full_text = expected["text"].as_str().unwrap();
+            assert!(
+                full_text.starts_with(&summary.text),
+                "{name} cut at {cut}: text {:?}",
+                summary.text
+            );
+            let mut actual = summary.to_json();
+            mask_ids(&mut actual, &expected);
+            let got_calls = actual["calls"].as_array().unwrap();
+            let want_calls = expected["calls"].as_array().unwrap();
+            assert!(
+                got_calls.len() <= want_calls.len(),
+                "{name} cut at {cut}: {actual}"
+            );
+            for got in got_calls {
+                // Calls may complete out of opening order (interleaved streams), so
+                // look each one up rather than zip. Made-up ids are masked already
+                // when the expectation has none at that position; mask them all
+                // when the wire carries no ids.
+                let mut got = got.clone();
+                if want_calls.iter().all(|w| w["id"].is_null()) {
+                    got["id"] = Value::Null;
+                }
+                assert!(
+                    want_calls.contains(&got),
+                    "{name} cut at {cut}: runnable call {got} is not one of the real calls"
+                );
+            }
+            if summary.stop.as_str() == "error" && expected["stop"] != "error" {
+                assert!(
+                    summary.error.is_some(),
+                    "{name} cut at {cut}: stop error without a message"
+                );
+            }
+        }
+    }
 }

@@ -5,5 +5,6 @@
 mod fixtures;
 mod malformed;
 mod profiles;
+mod props;
 mod quirks;
 mod support;

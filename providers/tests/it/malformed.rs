@@ -326,3 +326,11 @@ fn anthropic_call_closed_by_max_tokens_with_broken_json_is_partial() {
         "partial_calls":[{"id":"t","name":"f","raw_arguments":"{\"a\": [1,"}]})
     );
 }
+
+#[test]
+fn gemini_error_sent_as_a_one_element_array() {
+    let bytes = b"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"so far\"}]}}]}\r\n\r\ndata: [{\"error\":{\"code\":429,\"message\":\"quota\",\"status\":\"RESOURCE_EXHAUSTED\"}}]\r\n\r\n";
+    let d = deltas(Wire::Gemini, bytes);
+    assert_eq!(errors(&d), vec![(ErrorKind::Provider, "quota".to_owned())]);
+    assert_eq!(summarise(&d).text, "so far");
+}

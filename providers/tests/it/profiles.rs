@@ -83,3 +83,30 @@ fn wire_names_round_trip() {
         assert_eq!(wire.adapter().wire(), wire);
     }
 }
+
+#[test]
+fn docs_list_every_profile_name_and_quirk() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/providers.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    for p in profiles() {
+        assert!(
+            doc.contains(&format!("### {} (`{}`)", p.display_name, p.name)),
+            "{} missing from docs/providers.md",
+            p.name
+        );
+        for name in p.aliases.iter().chain(p.wire_aliases.keys()) {
+            assert!(doc.contains(&format!("`{name}`")), "alias {name} missing");
+        }
+        for q in &p.quirks {
+            assert!(
+                doc.contains(&format!("`{}`: {}.", q.id, q.note)),
+                "quirk {} of {} missing or stale",
+                q.id,
+                p.name
+            );
+        }
+        for f in &p.text_formats {
+            assert!(doc.contains(&format!("`{f}`")), "format {f} missing");
+        }
+    }
+}

@@ -596,3 +596,191 @@ fn no_error_deltas_on_clean_fixture_like_streams() {
     .collect();
     assert_eq!(kinds, vec![ErrorKind::Truncated]);
 }
+
+/// Position of the first delta matching `f`.
+fn pos(d: &[ProviderDelta], f: impl Fn(&ProviderDelta) -> bool) -> usize {
+    d.iter().position(f).expect("delta present")
+}
+
+#[test]
+fn openai_call_ends_as_soon_as_the_next_one_starts_if_its_json_is_closed() {
+    let bytes =
+        std::fs::read(crate::support::fixtures_dir().join("openai-chat.parallel.sse")).unwrap();
+    let d = deltas(Wire::OpenAiChat, &bytes);
+    let end0 = pos(
+        &d,
+        |x| matches!(x, ProviderDelta::ToolCallEnd { key } if key.0 == 0),
+    );
+    let start1 = pos(
+        &d,
+        |x| matches!(x, ProviderDelta::ToolCallStart { key, .. } if key.0 == 1),
+    );
+    let finish = pos(&d, |x| matches!(x, ProviderDelta::Finish { .. }));
+    assert!(end0 < start1 && start1 < finish, "{d:?}");
+
+    // Interleaved fragments: call 1 closes its object first and ends when call 0
+    // speaks next; call 0 ends at the finish.
+    let bytes =
+        std::fs::read(crate::support::fixtures_dir().join("openai-chat.interleaved.sse")).unwrap();
+    let d = deltas(Wire::OpenAiChat, &bytes);
+    let end1 = pos(
+        &d,
+        |x| matches!(x, ProviderDelta::ToolCallEnd { key } if key.0 == 1),
+    );
+    let last_args0 = d
+        .iter()
+        .rposition(|x| matches!(x, ProviderDelta::ToolCallArgs { key, .. } if key.0 == 0))
+        .unwrap();
+    let end0 = pos(
+        &d,
+        |x| matches!(x, ProviderDelta::ToolCallEnd { key } if key.0 == 0),
+    );
+    let finish = pos(&d, |x| matches!(x, ProviderDelta::Finish { .. }));
+    assert!(
+        end1 < last_args0 && last_args0 < end0 && end0 + 1 == finish,
+        "{d:?}"
+    );
+}
+
+#[test]
+fn signatures_come_out_for_the_next_request() {
+    let sig = |d: &[ProviderDelta]| -> Vec<(Option<u32>, String)> {
+        d.iter()
+            .filter_map(|x| match x {
+                ProviderDelta::Signature { key, signature } => {
+                    Some((key.map(|k| k.0), signature.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let dir = crate::support::fixtures_dir();
+    let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
+    assert_eq!(
+        sig(&deltas(Wire::Gemini, &read("gemini.thinking.sse"))),
+        vec![(
+            Some(0),
+            "CtwBAVSoXO6kS9zM1pQ4rT7uW0xY3aB5cD8eF1gH4iJ7kL0mN3oP6q".to_owned()
+        )]
+    );
+    assert_eq!(
+        sig(&deltas(Wire::OpenAiChat, &read("openai-compat.gemini.sse"))),
+        vec![(Some(0), "CtIBAVSoXO7mQ2cM0aZbGq4pE1x9YvT3".to_owned())]
+    );
+    assert_eq!(
+        sig(&deltas(Wire::Bedrock, &read("bedrock.reasoning.jsonl"))),
+        vec![(None, "ErcBCkgIBhABGAIiQHc5Lm9Q3xW1y".to_owned())]
+    );
+    assert_eq!(
+        sig(&deltas(Wire::Anthropic, &read("anthropic.thinking.sse"))).len(),
+        1
+    );
+}
+
+#[test]
+fn collector_says_when_a_call_can_run_and_keeps_signed_reasoning_blocks() {
+    use toolrouter_providers::{EndedCall, TurnCollector};
+    let dir = crate::support::fixtures_dir();
+    let d = deltas(
+        Wire::Anthropic,
+        &std::fs::read(dir.join("anthropic.parallel.sse")).unwrap(),
+    );
+    let mut c = TurnCollector::new();
+    let mut ready = Vec::new();
+    for (i, delta) in d.iter().enumerate() {
+        if let Some(EndedCall::Complete { call, .. }) = c.push(delta) {
+            ready.push((i, call.name));
+        }
+    }
+    // Each call is ready at its own block stop, the first long before the turn ends.
+    let names: Vec<&str> = ready.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(names, ["get_weather", "get_time"]);
+    assert!(ready[0].0 < ready[1].0 && ready[1].0 < d.len() - 2);
+
+    let d = deltas(
+        Wire::Anthropic,
+        &std::fs::read(dir.join("anthropic.max-tokens.sse")).unwrap(),
+    );
+    let mut c = TurnCollector::new();
+    let ended: Vec<EndedCall> = d.iter().filter_map(|x| c.push(x)).collect();
+    assert!(matches!(&ended[..], [EndedCall::Malformed { call, .. }] if call.name == "send_email"));
+
+    let d = deltas(
+        Wire::Anthropic,
+        &std::fs::read(dir.join("anthropic.thinking.sse")).unwrap(),
+    );
+    let s = crate::support::summarise(&d);
+    assert_eq!(s.reasoning_blocks.len(), 1);
+    assert_eq!(s.reasoning_blocks[0].text, s.reasoning);
+    assert!(
+        s.reasoning_blocks[0]
+            .signature
+            .as_deref()
+            .unwrap()
+            .starts_with("EqQBCkgIBhAB")
+    );
+    assert_eq!(s.raw_stop.as_deref(), Some("tool_use"));
+
+    let d = deltas(
+        Wire::Gemini,
+        &std::fs::read(dir.join("gemini.thinking.sse")).unwrap(),
+    );
+    let s = crate::support::summarise(&d);
+    assert!(
+        s.calls[0]
+            .signature
+            .as_deref()
+            .unwrap()
+            .starts_with("CtwBAVSo")
+    );
+}
+
+#[test]
+fn vertex_streamed_call_cut_by_max_tokens_is_partial() {
+    let bytes = sse(&[
+        &gemini_frame(
+            r#"[{"functionCall":{"name":"f","willContinue":true}}]"#,
+            None,
+        ),
+        &gemini_frame(
+            r#"[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}],"willContinue":true}}]"#,
+            Some("MAX_TOKENS"),
+        ),
+    ]);
+    assert_eq!(
+        summary_json(Wire::Gemini, &bytes),
+        json!({"text":"","calls":[],"stop":"max_tokens",
+        "partial_calls":[{"id":null,"name":"f","raw_arguments":"{\"a\":\"x\"}"}]})
+    );
+}
+
+#[test]
+fn mistral_content_given_as_parts_with_thinking() {
+    let got = chat(&[
+        chunk(
+            r#"{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]}]}"#,
+            "null",
+        ),
+        chunk(r#"{"content":[{"type":"text","text":"yes"}]}"#, r#""stop""#),
+    ]);
+    assert_eq!(
+        got,
+        json!({"text":"yes","reasoning":"hm","calls":[],"stop":"end_turn"})
+    );
+}
+
+#[test]
+fn openai_chunk_of_the_wrong_shape_is_a_malformed_frame_and_reading_goes_on() {
+    let d = deltas(
+        Wire::OpenAiChat,
+        &sse(&[
+            r#"{"choices":{"not":"a list"}}"#,
+            &chunk(r#"{"content":"fine"}"#, r#""stop""#),
+        ]),
+    );
+    assert_eq!(
+        errors(&d).into_iter().map(|(k, _)| k).collect::<Vec<_>>(),
+        vec![ErrorKind::Malformed]
+    );
+    assert_eq!(summarise(&d).text, "fine");
+}

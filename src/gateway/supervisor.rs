@@ -1,0 +1,559 @@
+//! The life of one upstream: connect, register its tools, refresh them on
+//! `tools/list_changed`, notice its death, reconnect with backoff, stop it.
+//!
+//! `UpstreamShared` is what the upstream's `ForwardingHandler`s and the
+//! `Gateway` handle see; `supervise` is the task that owns the connection.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use rmcp::handler::client::progress::ProgressDispatcher;
+use rmcp::model::{ClientRequest, PaginatedRequestParams, Tool};
+use rmcp::service::ServiceError;
+use rmcp::{Peer, RoleClient};
+use tokio::sync::{Notify, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::admit::{AdmitRules, Admitted, admit_tools};
+use super::client::{Connected, StderrTail, UpstreamClient, connect, with_stderr};
+use super::config::{GatewaySettings, UpstreamConfig};
+use super::error::UpstreamError;
+use super::forward::ForwardingHandler;
+use super::status::{UpstreamIssue, UpstreamState, UpstreamStatus, UpstreamTool};
+use crate::registry::{RegistryError, ToolHandler, ToolRegistry, ToolSource};
+
+/// How long a closing connection may take before the supervisor moves on (the
+/// child is killed when its transport is dropped).
+const CLOSE_GRACE: Duration = Duration::from_secs(10);
+/// A connection that lasted this long resets the restart backoff.
+const STABLE_AFTER: Duration = Duration::from_secs(10);
+/// The most `tools/list` pages read from one upstream.
+const MAX_PAGES: usize = 100;
+/// How long a liveness ping may take.
+const PING_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A live connection, as forwarding handlers use it.
+pub(crate) struct Live {
+    pub(crate) peer: Peer<RoleClient>,
+    pub(crate) progress: ProgressDispatcher,
+    /// Cancelled when this connection ends: in-flight calls fail at once.
+    pub(crate) closed: CancellationToken,
+}
+
+#[derive(Debug)]
+struct Inner {
+    state: UpstreamState,
+    pid: Option<u32>,
+    /// Registry name -> upstream name, of the tools this upstream registered.
+    tools: BTreeMap<String, String>,
+    advertised: HashSet<String>,
+    issues: Vec<UpstreamIssue>,
+    connections: u32,
+}
+
+/// One upstream's state, shared by its supervisor, its handlers and the gateway.
+pub(crate) struct UpstreamShared {
+    config: UpstreamConfig,
+    settings: Arc<GatewaySettings>,
+    registry: Arc<ToolRegistry>,
+    live: RwLock<Option<Arc<Live>>>,
+    inner: Mutex<Inner>,
+    changes: watch::Sender<u64>,
+    stderr_tail: StderrTail,
+    /// Woken by a handler whose call failed at the transport level: the
+    /// supervisor then checks the connection with a ping.
+    suspect: Notify,
+}
+
+impl UpstreamShared {
+    pub(crate) fn new(
+        config: UpstreamConfig,
+        settings: Arc<GatewaySettings>,
+        registry: Arc<ToolRegistry>,
+        changes: watch::Sender<u64>,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            config,
+            settings,
+            registry,
+            live: RwLock::new(None),
+            inner: Mutex::new(Inner {
+                state: UpstreamState::Connecting,
+                pid: None,
+                tools: BTreeMap::new(),
+                advertised: HashSet::new(),
+                issues: Vec::new(),
+                connections: 0,
+            }),
+            changes,
+            stderr_tail: StderrTail::default(),
+            suspect: Notify::new(),
+        })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub(crate) fn live(&self) -> Option<Arc<Live>> {
+        self.live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Reports a transport failure seen by a call.
+    pub(crate) fn suspect(&self) {
+        self.suspect.notify_one();
+    }
+
+    pub(crate) fn state(&self) -> UpstreamState {
+        self.lock().state.clone()
+    }
+
+    pub(crate) fn advertises(&self, upstream_name: &str) -> bool {
+        self.lock().advertised.contains(upstream_name)
+    }
+
+    pub(crate) fn status(&self) -> UpstreamStatus {
+        let inner = self.lock();
+        UpstreamStatus {
+            name: self.config.name.clone(),
+            state: inner.state.clone(),
+            pid: inner.pid,
+            tools: inner
+                .tools
+                .iter()
+                .map(|(public, real)| UpstreamTool {
+                    public_name: public.clone(),
+                    upstream_name: real.clone(),
+                })
+                .collect(),
+            issues: inner.issues.clone(),
+            connections: inner.connections,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn set_live(&self, live: Option<Arc<Live>>) {
+        let previous = std::mem::replace(
+            &mut *self.live.write().unwrap_or_else(PoisonError::into_inner),
+            live,
+        );
+        if let Some(previous) = previous {
+            previous.closed.cancel();
+        }
+    }
+
+    fn set_state(&self, state: UpstreamState, pid: Option<u32>) {
+        {
+            let mut inner = self.lock();
+            match &state {
+                UpstreamState::Refused(why) => {
+                    tracing::error!(upstream = %self.config.name, "refused: {why}")
+                }
+                UpstreamState::Restarting { last_error, .. } => {
+                    tracing::warn!(upstream = %self.config.name, "restarting: {last_error}")
+                }
+                other => {
+                    tracing::info!(upstream = %self.config.name, state = %other, "upstream state")
+                }
+            }
+            if state == UpstreamState::Ready {
+                inner.connections += 1;
+            }
+            inner.state = state;
+            inner.pid = pid;
+        }
+        self.changes.send_modify(|v| *v += 1);
+    }
+
+    fn admit(
+        self: &Arc<Self>,
+        tools: Vec<Tool>,
+    ) -> Result<(Vec<Admitted>, Vec<UpstreamIssue>), UpstreamError> {
+        let prefix = self.config.effective_prefix(&self.settings.naming);
+        let rules = AdmitRules {
+            server: &self.config.name,
+            prefix: prefix.as_deref(),
+            separator: &self.settings.naming.separator,
+            max_tools: self.settings.max_tools_per_upstream,
+            max_description_chars: self.settings.max_description_chars,
+            timeout: self.config.timeout.or(self.settings.timeout),
+        };
+        admit_tools(&rules, tools, |real| {
+            Arc::new(ForwardingHandler::new(self.clone(), real)) as Arc<dyn ToolHandler>
+        })
+    }
+
+    /// Makes the registry hold exactly `admitted` for this upstream: adds new
+    /// tools, replaces changed ones, removes ones no longer listed. A name held by
+    /// another source is reported, never taken over.
+    fn apply_tools(&self, admitted: Vec<Admitted>, mut issues: Vec<UpstreamIssue>) {
+        let own_source = ToolSource::Upstream(self.config.name.clone());
+        let mut inner = self.lock();
+        let mut fresh = BTreeMap::new();
+        for Admitted {
+            upstream_name,
+            tool,
+        } in admitted
+        {
+            let public = tool.name().to_owned();
+            let ours_before = inner.tools.contains_key(&public);
+            let outcome = match self.registry.get(&public) {
+                Some(existing) if ours_before && existing.source() == &own_source => {
+                    if existing.definition() != tool.definition() {
+                        self.registry.insert(tool);
+                    }
+                    Ok(())
+                }
+                Some(existing) => Err(existing.source().clone()),
+                None => match self.registry.insert_new(tool) {
+                    Ok(()) => Ok(()),
+                    Err(RegistryError::Duplicate(_)) => Err(self
+                        .registry
+                        .get(&public)
+                        .map(|t| t.source().clone())
+                        .unwrap_or(ToolSource::Local)),
+                    Err(e) => {
+                        tracing::error!(upstream = %self.config.name, "cannot register `{public}`: {e}");
+                        continue;
+                    }
+                },
+            };
+            match outcome {
+                Ok(()) => {
+                    fresh.insert(public, upstream_name);
+                }
+                Err(holder) => {
+                    let issue = UpstreamIssue::NameCollision {
+                        public_name: public,
+                        upstream_tool: upstream_name,
+                        holder,
+                    };
+                    tracing::warn!(upstream = %self.config.name, "{issue}");
+                    issues.push(issue);
+                }
+            }
+        }
+        let stale: Vec<String> = inner
+            .tools
+            .keys()
+            .filter(|public| !fresh.contains_key(*public))
+            .cloned()
+            .collect();
+        for public in stale {
+            self.remove_if_ours(&public);
+        }
+        inner.advertised = fresh.values().cloned().collect();
+        inner.tools = fresh;
+        inner.issues = issues;
+        drop(inner);
+        self.changes.send_modify(|v| *v += 1);
+    }
+
+    fn remove_all_tools(&self) {
+        let mut inner = self.lock();
+        let tools = std::mem::take(&mut inner.tools);
+        inner.advertised.clear();
+        for public in tools.keys() {
+            self.remove_if_ours(public);
+        }
+    }
+
+    fn remove_if_ours(&self, public: &str) {
+        let ours = self
+            .registry
+            .get(public)
+            .is_some_and(|t| t.source() == &ToolSource::Upstream(self.config.name.clone()));
+        if ours {
+            self.registry.remove(public);
+        }
+    }
+}
+
+/// How a connection ended.
+enum Ended {
+    Shutdown,
+    Died,
+    Refused(UpstreamError),
+}
+
+/// Runs one upstream until `shutdown` is cancelled. `first_attempt` is told
+/// when the first connection attempt has finished, whatever its outcome.
+pub(crate) async fn supervise(
+    shared: Arc<UpstreamShared>,
+    shutdown: CancellationToken,
+    first_attempt: oneshot::Sender<()>,
+) {
+    let mut first_attempt = Some(first_attempt);
+    let mut attempt: u32 = 0;
+    loop {
+        let ct = shutdown.child_token();
+        let client = UpstreamClient::new(shared.name());
+        let list_changed = client.list_changed.clone();
+        let progress = client.progress.clone();
+        let connecting = connect_and_list(&shared, client, ct.clone());
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(shared.settings.connect_timeout, connecting) => outcome,
+            _ = shutdown.cancelled() => {
+                finish(&shared, UpstreamState::Stopped);
+                return;
+            }
+        };
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(_elapsed) => Err(UpstreamError::Connect {
+                server: shared.name().to_owned(),
+                reason: format!(
+                    "no answer within {:?} (set `connect_timeout_secs` to wait longer)",
+                    shared.settings.connect_timeout
+                ),
+            }),
+        };
+        let end = match outcome {
+            Ok((connected, tools)) => match shared.admit(tools) {
+                Ok((admitted, issues)) => {
+                    let connected_at = Instant::now();
+                    let closed = CancellationToken::new();
+                    shared.set_live(Some(Arc::new(Live {
+                        peer: connected.service.peer().clone(),
+                        progress,
+                        closed: closed.clone(),
+                    })));
+                    shared.apply_tools(admitted, issues);
+                    shared.set_state(UpstreamState::Ready, connected.pid);
+                    if let Some(tx) = first_attempt.take() {
+                        let _ = tx.send(());
+                    }
+                    let end = run_connected(&shared, connected, ct, list_changed, &shutdown).await;
+                    // A server that dies soon after starting is crash-looping:
+                    // keep backing off instead of restarting at full speed.
+                    if connected_at.elapsed() >= STABLE_AFTER {
+                        attempt = 0;
+                    } else {
+                        attempt = attempt.saturating_add(1);
+                    }
+                    end
+                }
+                Err(refusal) => {
+                    ct.cancel();
+                    Ended::Refused(refusal)
+                }
+            },
+            Err(e) if e.is_refusal() => {
+                ct.cancel();
+                Ended::Refused(e)
+            }
+            Err(e) => {
+                ct.cancel();
+                // The retry failed: its tools are unreachable until it is back.
+                shared.remove_all_tools();
+                attempt = attempt.saturating_add(1);
+                shared.set_state(
+                    UpstreamState::Restarting {
+                        attempt,
+                        last_error: e.to_string(),
+                    },
+                    None,
+                );
+                Ended::Died
+            }
+        };
+        // Returning drops `first_attempt`, which also tells the gateway: only
+        // after `finish` has set the final state.
+        match end {
+            Ended::Shutdown => {
+                finish(&shared, UpstreamState::Stopped);
+                return;
+            }
+            Ended::Refused(e) => {
+                finish(&shared, UpstreamState::Refused(e.to_string()));
+                return;
+            }
+            Ended::Died => {}
+        }
+        if let Some(tx) = first_attempt.take() {
+            let _ = tx.send(());
+        }
+        let delay = shared.settings.restart.delay(attempt.saturating_sub(1));
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = shutdown.cancelled() => {
+                finish(&shared, UpstreamState::Stopped);
+                return;
+            }
+        }
+    }
+}
+
+fn finish(shared: &UpstreamShared, state: UpstreamState) {
+    shared.set_live(None);
+    shared.remove_all_tools();
+    shared.set_state(state, None);
+}
+
+async fn connect_and_list(
+    shared: &Arc<UpstreamShared>,
+    client: UpstreamClient,
+    ct: CancellationToken,
+) -> Result<(Connected, Vec<Tool>), UpstreamError> {
+    let connected = connect(
+        shared.name(),
+        &shared.config.transport,
+        client,
+        ct,
+        &shared.stderr_tail,
+    )
+    .await?;
+    let tools = list_tools(shared, connected.service.peer()).await?;
+    Ok((connected, tools))
+}
+
+/// Every page of the upstream's `tools/list`. The list is untrusted: more tools
+/// than the limit, too many pages or a repeated cursor make it malformed (so a
+/// server cannot keep the gateway paging forever).
+async fn list_tools(
+    shared: &UpstreamShared,
+    peer: &Peer<RoleClient>,
+) -> Result<Vec<Tool>, UpstreamError> {
+    let malformed = |reason: String| UpstreamError::MalformedToolList {
+        server: shared.name().to_owned(),
+        reason,
+    };
+    let max_tools = shared.settings.max_tools_per_upstream;
+    let mut tools = Vec::new();
+    let mut cursors = HashSet::new();
+    let mut cursor = None;
+    for _page in 0..MAX_PAGES {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let page = match peer.list_tools(Some(params)).await {
+            Ok(page) => page,
+            // An answer that does not parse as a tools list.
+            Err(ServiceError::UnexpectedResponse) => {
+                return Err(malformed(
+                    "the tools/list result does not match the MCP schema (every tool needs a `name` and an object `inputSchema`)".to_owned(),
+                ));
+            }
+            Err(e) => {
+                return Err(UpstreamError::Protocol {
+                    server: shared.name().to_owned(),
+                    reason: with_stderr(format!("tools/list failed: {e}"), &shared.stderr_tail),
+                });
+            }
+        };
+        tools.extend(page.tools);
+        if tools.len() > max_tools {
+            return Err(malformed(format!(
+                "more than the limit of {max_tools} tools advertised"
+            )));
+        }
+        match page.next_cursor {
+            None => return Ok(tools),
+            Some(next) if !cursors.insert(next.clone()) => {
+                return Err(malformed(format!("the cursor `{next}` came back twice")));
+            }
+            Some(next) => cursor = Some(next),
+        }
+    }
+    Err(malformed(format!("more than {MAX_PAGES} pages")))
+}
+
+async fn run_connected(
+    shared: &Arc<UpstreamShared>,
+    connected: Connected,
+    ct: CancellationToken,
+    list_changed: Arc<Notify>,
+    shutdown: &CancellationToken,
+) -> Ended {
+    let peer = connected.service.peer().clone();
+    let waiting = connected.service.waiting();
+    tokio::pin!(waiting);
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => {
+                shared.set_live(None);
+                ct.cancel();
+                let _ = tokio::time::timeout(CLOSE_GRACE, &mut waiting).await;
+                return Ended::Shutdown;
+            }
+            quit = &mut waiting => return died(shared, quit),
+            _ = shared.suspect.notified() => {
+                // Over HTTP the connection outlives a dead server; a ping tells.
+                let ping = peer.send_request(ClientRequest::PingRequest(Default::default()));
+                let alive = matches!(
+                    tokio::time::timeout(PING_TIMEOUT, ping).await,
+                    Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_)))
+                );
+                if !alive {
+                    shared.set_live(None);
+                    ct.cancel();
+                    let _ = tokio::time::timeout(CLOSE_GRACE, &mut waiting).await;
+                    let reason = with_stderr("the upstream stopped answering".to_owned(), &shared.stderr_tail);
+                    shared.set_state(UpstreamState::Restarting { attempt: 0, last_error: reason }, None);
+                    return Ended::Died;
+                }
+            }
+            _ = list_changed.notified() => {
+                // A slow refresh must not hold up shutdown or death detection.
+                let listed = tokio::select! {
+                    listed = tokio::time::timeout(
+                        shared.settings.connect_timeout,
+                        list_tools(shared, &peer),
+                    ) => listed,
+                    _ = shutdown.cancelled() => continue,
+                    quit = &mut waiting => return died(shared, quit),
+                };
+                let refusal = match listed {
+                    Ok(Ok(tools)) => match shared.admit(tools) {
+                        Ok((admitted, issues)) => {
+                            shared.apply_tools(admitted, issues);
+                            None
+                        }
+                        Err(e) => Some(e),
+                    },
+                    Ok(Err(e)) if e.is_refusal() => Some(e),
+                    Ok(Err(e)) => {
+                        tracing::warn!(upstream = %shared.name(), "refresh after list_changed failed: {e}");
+                        None
+                    }
+                    Err(_elapsed) => {
+                        tracing::warn!(upstream = %shared.name(), "refresh after list_changed timed out");
+                        None
+                    }
+                };
+                if let Some(refusal) = refusal {
+                    shared.set_live(None);
+                    ct.cancel();
+                    let _ = tokio::time::timeout(CLOSE_GRACE, &mut waiting).await;
+                    return Ended::Refused(refusal);
+                }
+            }
+        }
+    }
+}
+
+/// Records that the connection ended by itself; in-flight calls fail at once.
+fn died(
+    shared: &UpstreamShared,
+    quit: Result<rmcp::service::QuitReason, tokio::task::JoinError>,
+) -> Ended {
+    shared.set_live(None);
+    let reason = match quit {
+        Ok(reason) => format!("the connection ended ({reason:?})"),
+        Err(e) => format!("the connection task failed: {e}"),
+    };
+    let reason = with_stderr(reason, &shared.stderr_tail);
+    shared.set_state(
+        UpstreamState::Restarting {
+            attempt: 0,
+            last_error: reason,
+        },
+        None,
+    );
+    Ended::Died
+}
