@@ -2,5 +2,6 @@
 
 pub(crate) mod route;
 pub(crate) mod serve;
+pub(crate) mod setup;
 pub(crate) mod tools;
 pub(crate) mod upstreams;

@@ -8,8 +8,9 @@ use clap::Args;
 use futures::StreamExt;
 use rmcp::model::{CallToolResult, ContentBlock};
 use toolrouter::providers::find_profile;
-use toolrouter::registry::tool_from_list_entry;
-use toolrouter::{BuiltinsConfig, Hub, RouteEvent, TurnOutcome, register_builtins};
+use toolrouter::{Hub, RouteEvent, TurnOutcome};
+
+use super::setup::{ToolSetup, ToolSetupArgs, runtime};
 
 /// Arguments of `toolrouter route`.
 #[derive(Debug, Args)]
@@ -27,14 +28,9 @@ pub(crate) struct RouteArgs {
     /// Print one JSON object: the turn's summary plus `results`.
     #[arg(long)]
     summary: bool,
-    /// Extra tools, by schema alone: a JSON array of MCP `tools/list` entries.
-    /// Their calls are parsed and reported; running one gives an `isError`
-    /// result saying that no handler is registered.
-    #[arg(long, value_name = "FILE")]
-    tools: Option<PathBuf>,
-    /// Root of the built-in file tools (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    workspace: Option<PathBuf>,
+    /// Where the tools come from.
+    #[command(flatten)]
+    setup: ToolSetupArgs,
     /// Feed the stream in pieces of this many bytes, as a network would cut it.
     #[arg(long, value_name = "BYTES", default_value_t = 4096)]
     chunk: usize,
@@ -42,28 +38,18 @@ pub(crate) struct RouteArgs {
 
 /// Runs the command.
 pub(crate) fn run(args: RouteArgs) -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(route(args))
+    runtime()?.block_on(async {
+        let setup = ToolSetup::build(&args.setup).await?;
+        let outcome = route(&args, &setup.hub).await;
+        setup.shutdown().await;
+        outcome
+    })
 }
 
-async fn route(args: RouteArgs) -> Result<(), String> {
+async fn route(args: &RouteArgs, hub: &Hub) -> Result<(), String> {
     let found = find_profile(&args.provider).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&args.file)
         .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
-
-    let hub = Hub::new();
-    let workspace = match &args.workspace {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
-    };
-    register_builtins(hub.registry(), &BuiltinsConfig::new(workspace))
-        .map_err(|e| e.to_string())?;
-    if let Some(path) = &args.tools {
-        register_schema_only(&hub, path)?;
-    }
 
     let chunk = args.chunk.max(1);
     let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
@@ -89,28 +75,6 @@ async fn route(args: RouteArgs) -> Result<(), String> {
         writeln!(out, "{text}").map_err(|e| e.to_string())?;
     } else if !args.json {
         transcript.close(&mut out)?;
-    }
-    Ok(())
-}
-
-fn register_schema_only(hub: &Hub, path: &PathBuf) -> Result<(), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    let entries = match &value {
-        serde_json::Value::Array(entries) => entries.as_slice(),
-        serde_json::Value::Object(map) => match map.get("tools") {
-            Some(serde_json::Value::Array(entries)) => entries.as_slice(),
-            _ => return Err(format!("{}: expected an array of tools", path.display())),
-        },
-        _ => return Err(format!("{}: expected an array of tools", path.display())),
-    };
-    for entry in entries {
-        let tool = tool_from_list_entry(entry).map_err(|e| format!("{}: {e}", path.display()))?;
-        hub.registry()
-            .register_schema_only(tool)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }
