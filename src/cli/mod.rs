@@ -1,5 +1,9 @@
-//! Subcommands of the `toolrouter` binary, one module each.
+//! Subcommands of the `toolrouter` binary, one module each, and the pieces
+//! `route` and `chat` share.
 
+pub(crate) mod chat;
 pub(crate) mod route;
 pub(crate) mod serve;
+mod setup;
 pub(crate) mod tools;
+mod transcript;

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 use futures::StreamExt;
-use rmcp::model::{CallToolResult, ContentBlock};
+use toolrouter::TurnOutcome;
 use toolrouter::providers::find_profile;
-use toolrouter::registry::tool_from_list_entry;
-use toolrouter::{BuiltinsConfig, Hub, RouteEvent, TurnOutcome, register_builtins};
+
+use super::setup::{hub_with_tools, runtime};
+use super::transcript::Transcript;
 
 /// Arguments of `toolrouter route`.
 #[derive(Debug, Args)]
@@ -42,11 +43,7 @@ pub(crate) struct RouteArgs {
 
 /// Runs the command.
 pub(crate) fn run(args: RouteArgs) -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(route(args))
+    runtime()?.block_on(route(args))
 }
 
 async fn route(args: RouteArgs) -> Result<(), String> {
@@ -54,22 +51,15 @@ async fn route(args: RouteArgs) -> Result<(), String> {
     let bytes = std::fs::read(&args.file)
         .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
 
-    let hub = Hub::new();
-    let workspace = match &args.workspace {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
-    };
-    register_builtins(hub.registry(), &BuiltinsConfig::new(workspace))
-        .map_err(|e| e.to_string())?;
-    if let Some(path) = &args.tools {
-        register_schema_only(&hub, path)?;
-    }
+    let hub = hub_with_tools(args.workspace.as_deref(), args.tools.as_deref())?;
 
     let chunk = args.chunk.max(1);
     let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
         bytes.chunks(chunk).map(|c| Ok(c.to_vec())).collect();
     let started = std::time::Instant::now();
-    let mut events = hub.router().route(found.wire, futures::stream::iter(pieces));
+    let mut events = hub
+        .router()
+        .route(found.wire, futures::stream::iter(pieces));
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -92,125 +82,3 @@ async fn route(args: RouteArgs) -> Result<(), String> {
     }
     Ok(())
 }
-
-fn register_schema_only(hub: &Hub, path: &PathBuf) -> Result<(), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    let entries = match &value {
-        serde_json::Value::Array(entries) => entries.as_slice(),
-        serde_json::Value::Object(map) => match map.get("tools") {
-            Some(serde_json::Value::Array(entries)) => entries.as_slice(),
-            _ => return Err(format!("{}: expected an array of tools", path.display())),
-        },
-        _ => return Err(format!("{}: expected an array of tools", path.display())),
-    };
-    for entry in entries {
-        let tool = tool_from_list_entry(entry).map_err(|e| format!("{}: {e}", path.display()))?;
-        hub.registry()
-            .register_schema_only(tool)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// The readable transcript: text as it streams, one line per call and result.
-#[derive(Default)]
-struct Transcript {
-    mid_line: bool,
-}
-
-impl Transcript {
-    fn line(&mut self, out: &mut impl std::io::Write, line: &str) -> Result<(), String> {
-        if self.mid_line {
-            writeln!(out).map_err(|e| e.to_string())?;
-            self.mid_line = false;
-        }
-        writeln!(out, "{line}").map_err(|e| e.to_string())
-    }
-
-    fn write(
-        &mut self,
-        out: &mut impl std::io::Write,
-        event: &RouteEvent,
-        started: std::time::Instant,
-    ) -> Result<(), String> {
-        let at = started.elapsed().as_secs_f64() * 1000.0;
-        match event {
-            RouteEvent::Text { text } => {
-                write!(out, "{text}").map_err(|e| e.to_string())?;
-                self.mid_line = !text.ends_with('\n');
-                Ok(())
-            }
-            RouteEvent::Reasoning { text } => self.line(out, &format!("[thinking] {text}")),
-            RouteEvent::Refusal { text } => self.line(out, &format!("[refusal] {text}")),
-            RouteEvent::CallEnd { index, call } => self.line(
-                out,
-                &format!(
-                    "→ call #{index} {} {} [{}, id {}] at {at:.1} ms",
-                    call.name,
-                    serde_json::Value::Object(call.arguments.clone()),
-                    call.format,
-                    call.id
-                ),
-            ),
-            RouteEvent::Malformed { diagnostic } => self.line(
-                out,
-                &format!("! {} ({:?}): {}", diagnostic.format, diagnostic.kind, diagnostic.message),
-            ),
-            RouteEvent::ServerCall { name, arguments, .. } => {
-                self.line(out, &format!("· provider ran {name} {arguments}"))
-            }
-            RouteEvent::ProviderError { kind, message } => {
-                self.line(out, &format!("! provider error ({kind:?}): {message}"))
-            }
-            RouteEvent::Finish { stop, .. } => {
-                self.line(out, &format!("■ stop: {} at {at:.1} ms", stop.as_str()))
-            }
-            RouteEvent::ToolResult {
-                index,
-                name,
-                result,
-                elapsed_ms,
-                ..
-            } => self.line(
-                out,
-                &format!(
-                    "← result #{index} {name}{} ({elapsed_ms} ms): {}",
-                    if result.is_error == Some(true) { " [error]" } else { "" },
-                    result_text(result)
-                ),
-            ),
-            _ => Ok(()),
-        }
-    }
-
-    fn close(&mut self, out: &mut impl std::io::Write) -> Result<(), String> {
-        if self.mid_line {
-            writeln!(out).map_err(|e| e.to_string())?;
-        }
-        Ok(())
-    }
-}
-
-fn result_text(result: &CallToolResult) -> String {
-    let mut text = String::new();
-    for block in &result.content {
-        match block {
-            ContentBlock::Text(t) => text.push_str(&t.text),
-            _ => text.push_str("[non-text content]"),
-        }
-    }
-    const MAX: usize = 400;
-    if text.len() > MAX {
-        let mut cut = MAX;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push('…');
-    }
-    text.replace('\n', "\\n")
-}
-
