@@ -1,5 +1,7 @@
 //! Unit tests of request bodies and endpoints, against hand-written JSON.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap
+
 use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::{Value, json};
 use toolrouter_providers::Wire;

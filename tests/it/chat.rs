@@ -4,6 +4,8 @@
 //! the second must replay the assistant's call and carry the `calculate` result
 //! (`(12 + 5) * 3` = 51) in that dialect's shape.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap
+
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
