@@ -264,6 +264,89 @@ async fn openai_chat_declares_tools_and_sends_results() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_responses_declares_tools_and_sends_results() {
+    let run = run_chat(
+        vec![
+            Answer::stream("openai-responses.call.sse"),
+            Answer::stream("openai-responses.answer.sse"),
+        ],
+        "/v1",
+        &[
+            "--provider",
+            "openai-responses",
+            "--model",
+            "m1",
+            "--prompt",
+            PROMPT,
+            "--system",
+            "Be brief.",
+            "--json",
+        ],
+        &[("OPENAI_API_KEY", "sk-test")],
+    )
+    .await;
+    assert!(
+        run.ok,
+        "chat failed\nstdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+    assert_eq!(run.received.len(), 2);
+    let (first, second) = (&run.received[0], &run.received[1]);
+    assert_eq!(first.path_and_query, "/v1/responses");
+    assert_eq!(header(first, "authorization"), Some("Bearer sk-test"));
+    assert_eq!(first.body["instructions"], "Be brief.");
+    assert_eq!(
+        first.body["input"],
+        json!([{"role": "user", "content": PROMPT}])
+    );
+
+    let tools = first.body["tools"].as_array().expect("tools array");
+    assert_eq!(names(tools, "/name"), BUILTINS);
+    let calculate = find(tools, "/name", "calculate");
+    assert_eq!(calculate["type"], "function");
+    assert_eq!(calculate["strict"], false);
+    assert_eq!(
+        calculate["parameters"]["properties"]["expression"]["type"],
+        "string"
+    );
+
+    assert_eq!(
+        second.body["input"],
+        json!([
+            {"role": "user", "content": PROMPT},
+            {"type": "message", "role": "assistant",
+             "content": [{"type": "output_text", "text": "Let me work that out."}]},
+            {"type": "function_call", "call_id": "call_calc1", "name": "calculate",
+             "arguments": "{\"expression\":\"(12 + 5) * 3\"}"},
+            {"type": "function_call_output", "call_id": "call_calc1", "output": "51"},
+        ])
+    );
+
+    // --json: a request line before each turn, then the turn's events.
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let kinds: Vec<&str> = lines
+        .iter()
+        .map(|l| l["type"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "request").count(),
+        2,
+        "{kinds:?}"
+    );
+    assert_eq!(kinds[0], "request");
+    let result = lines
+        .iter()
+        .find(|l| l["type"] == "tool_result")
+        .expect("a tool_result event");
+    assert_eq!(result["name"], "calculate");
+    assert_eq!(result["result"]["structuredContent"], json!({"result": 51}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn anthropic_declares_tools_and_sends_results() {
     let run = run_chat(
         vec![
