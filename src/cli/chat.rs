@@ -46,6 +46,11 @@ pub(crate) struct ChatArgs {
     /// The most tokens per turn (sent as Anthropic's required `max_tokens`).
     #[arg(long, value_name = "N", default_value_t = 4096)]
     max_tokens: u32,
+    /// Give up on a response that sends nothing for this many seconds (the
+    /// turn is then reported as a cut stream).
+    #[arg(long, value_name = "SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    read_timeout: u64,
     /// Root of the built-in file tools (default: the current directory).
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
@@ -125,6 +130,7 @@ async fn chat(args: ChatArgs) -> Result<(), String> {
 
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(30))
+        .read_timeout(Duration::from_secs(args.read_timeout))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
     let router = hub.router();

@@ -583,9 +583,10 @@ async fn an_http_error_prints_status_and_body() {
 }
 
 /// A server that reads one request, answers with headers promising all of
-/// `body` and the first half of it, then closes the connection. Gives its base
-/// URL and a handle yielding the request body.
-async fn serve_cut(body: Vec<u8>) -> (String, tokio::task::JoinHandle<Vec<u8>>) {
+/// `body` and the first half of it, then closes the connection (or, with
+/// `stall`, sends nothing more and waits for the client to give up). Gives its
+/// base URL and a handle yielding the request body.
+async fn serve_cut(body: Vec<u8>, stall: bool) -> (String, tokio::task::JoinHandle<Vec<u8>>) {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -619,6 +620,10 @@ async fn serve_cut(body: Vec<u8>) -> (String, tokio::task::JoinHandle<Vec<u8>>) 
         socket.write_all(response_head.as_bytes()).await.unwrap();
         socket.write_all(&body[..body.len() / 2]).await.unwrap();
         socket.flush().await.unwrap();
+        if stall {
+            // Wait until the client closes the connection.
+            while socket.read(&mut buf).await.is_ok_and(|n| n > 0) {}
+        }
         drop(socket);
         request[head_end..].to_vec()
     });
@@ -627,8 +632,17 @@ async fn serve_cut(body: Vec<u8>) -> (String, tokio::task::JoinHandle<Vec<u8>>) 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_cut_midway_is_reported() {
+    check_cut(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_stream_is_given_up_and_reported() {
+    check_cut(true).await;
+}
+
+async fn check_cut(stall: bool) {
     let body = Answer::stream("anthropic.call.sse").body;
-    let (base, server) = serve_cut(body).await;
+    let (base, server) = serve_cut(body, stall).await;
     let workspace = tempfile::tempdir().unwrap();
     let out = tokio::time::timeout(
         Duration::from_secs(120),
@@ -641,6 +655,8 @@ async fn a_stream_cut_midway_is_reported() {
                 "m1",
                 "--prompt",
                 PROMPT,
+                "--read-timeout",
+                "1",
             ])
             .arg("--base-url")
             .arg(&base)
