@@ -35,8 +35,8 @@ pub use registry::{
 };
 pub use rmcp;
 pub use router::{RouteEvent, RouteSession, Router, TurnOutcome};
+pub use toolrouter_providers as providers;
 pub use server::{
     HttpOptions, HttpServer, McpServer, PromptRegistry, ResourceRegistry, ServeError,
     ServerOptions, serve_http, serve_stdio,
 };
-pub use toolrouter_providers as providers;
