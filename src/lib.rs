@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod builtins;
+pub mod chat;
 mod context;
 pub mod convert;
 pub mod core;

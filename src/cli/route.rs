@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 use futures::StreamExt;
-use rmcp::model::{CallToolResult, ContentBlock};
 use toolrouter::providers::find_profile;
-use toolrouter::{Hub, RouteEvent, TurnOutcome};
+use toolrouter::{Hub, TurnOutcome};
 
 use super::setup::{ToolSetup, ToolSetupArgs, runtime};
+use super::transcript::Transcript;
 
 /// Arguments of `toolrouter route`.
 #[derive(Debug, Args)]
@@ -77,104 +77,5 @@ async fn route(args: &RouteArgs, hub: &Hub) -> Result<(), String> {
         transcript.close(&mut out)?;
     }
     Ok(())
-}
-
-/// The readable transcript: text as it streams, one line per call and result.
-#[derive(Default)]
-struct Transcript {
-    mid_line: bool,
-}
-
-impl Transcript {
-    fn line(&mut self, out: &mut impl std::io::Write, line: &str) -> Result<(), String> {
-        if self.mid_line {
-            writeln!(out).map_err(|e| e.to_string())?;
-            self.mid_line = false;
-        }
-        writeln!(out, "{line}").map_err(|e| e.to_string())
-    }
-
-    fn write(
-        &mut self,
-        out: &mut impl std::io::Write,
-        event: &RouteEvent,
-        started: std::time::Instant,
-    ) -> Result<(), String> {
-        let at = started.elapsed().as_secs_f64() * 1000.0;
-        match event {
-            RouteEvent::Text { text } => {
-                write!(out, "{text}").map_err(|e| e.to_string())?;
-                self.mid_line = !text.ends_with('\n');
-                Ok(())
-            }
-            RouteEvent::Reasoning { text } => self.line(out, &format!("[thinking] {text}")),
-            RouteEvent::Refusal { text } => self.line(out, &format!("[refusal] {text}")),
-            RouteEvent::CallEnd { index, call } => self.line(
-                out,
-                &format!(
-                    "→ call #{index} {} {} [{}, id {}] at {at:.1} ms",
-                    call.name,
-                    serde_json::Value::Object(call.arguments.clone()),
-                    call.format,
-                    call.id
-                ),
-            ),
-            RouteEvent::Malformed { diagnostic } => self.line(
-                out,
-                &format!("! {} ({:?}): {}", diagnostic.format, diagnostic.kind, diagnostic.message),
-            ),
-            RouteEvent::ServerCall { name, arguments, .. } => {
-                self.line(out, &format!("· provider ran {name} {arguments}"))
-            }
-            RouteEvent::ProviderError { kind, message } => {
-                self.line(out, &format!("! provider error ({kind:?}): {message}"))
-            }
-            RouteEvent::Finish { stop, .. } => {
-                self.line(out, &format!("■ stop: {} at {at:.1} ms", stop.as_str()))
-            }
-            RouteEvent::ToolResult {
-                index,
-                name,
-                result,
-                elapsed_ms,
-                ..
-            } => self.line(
-                out,
-                &format!(
-                    "← result #{index} {name}{} ({elapsed_ms} ms): {}",
-                    if result.is_error == Some(true) { " [error]" } else { "" },
-                    result_text(result)
-                ),
-            ),
-            _ => Ok(()),
-        }
-    }
-
-    fn close(&mut self, out: &mut impl std::io::Write) -> Result<(), String> {
-        if self.mid_line {
-            writeln!(out).map_err(|e| e.to_string())?;
-        }
-        Ok(())
-    }
-}
-
-fn result_text(result: &CallToolResult) -> String {
-    let mut text = String::new();
-    for block in &result.content {
-        match block {
-            ContentBlock::Text(t) => text.push_str(&t.text),
-            _ => text.push_str("[non-text content]"),
-        }
-    }
-    const MAX: usize = 400;
-    if text.len() > MAX {
-        let mut cut = MAX;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push('…');
-    }
-    text.replace('\n', "\\n")
 }
 

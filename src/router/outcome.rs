@@ -12,6 +12,8 @@ use crate::core::{Diagnostic, ToolCall};
 /// A call and, once it has run, its result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallResult {
+    /// The call's index in the turn (the order calls were opened).
+    pub index: usize,
     /// The call.
     pub call: ToolCall,
     /// Its result, `None` until it has run (or when it was never run).
@@ -27,7 +29,8 @@ pub struct TurnOutcome {
     pub text: String,
     /// Reasoning text.
     pub reasoning: String,
-    /// Finished calls in the order they were opened, with their results.
+    /// Finished calls in the order they were opened (not the order they
+    /// finished), with their results.
     pub calls: Vec<CallResult>,
     /// The normalised stop reason (`end_turn` until the stream finished).
     pub stop: StopReason,
@@ -82,11 +85,20 @@ impl TurnOutcome {
         match event {
             RouteEvent::Text { text } => self.text.push_str(text),
             RouteEvent::Reasoning { text } => self.reasoning.push_str(text),
-            RouteEvent::CallEnd { call, .. } => self.calls.push(CallResult {
-                call: call.clone(),
-                result: None,
-                elapsed_ms: None,
-            }),
+            RouteEvent::CallEnd { index, call } => {
+                // Calls can finish out of order (interleaved fragments); keep
+                // them in the order they were opened.
+                let at = self.calls.partition_point(|c| c.index < *index);
+                self.calls.insert(
+                    at,
+                    CallResult {
+                        index: *index,
+                        call: call.clone(),
+                        result: None,
+                        elapsed_ms: None,
+                    },
+                );
+            }
             RouteEvent::Malformed { diagnostic } => self.diagnostics.push(diagnostic.clone()),
             RouteEvent::ServerCall {
                 id,
