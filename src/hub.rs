@@ -121,6 +121,11 @@ impl Hub {
         self.inner.executor.execute(call).await
     }
 
+    /// A router over this hub's tools and executor, for provider streams.
+    pub fn router(&self) -> crate::router::Router {
+        crate::router::Router::new(self.clone())
+    }
+
     /// Whether two handles share the same hub.
     pub fn ptr_eq(&self, other: &Hub) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)

@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod builtins;
+pub mod chat;
 mod context;
 pub mod convert;
 pub mod core;
@@ -19,6 +20,7 @@ pub mod exec;
 pub mod gateway;
 mod hub;
 pub mod registry;
+pub mod router;
 pub mod server;
 
 pub use crate::core::{
@@ -37,7 +39,9 @@ pub use registry::{
     ToolSource, TypedToolBuilder, validate_tool_name,
 };
 pub use rmcp;
+pub use router::{RouteEvent, RouteSession, Router, TurnOutcome};
 pub use server::{
     HttpOptions, HttpServer, McpServer, PromptRegistry, ResourceRegistry, ServeError,
     ServerOptions, serve_http, serve_stdio,
 };
+pub use toolrouter_providers as providers;

@@ -16,6 +16,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Replay a recorded provider stream through the router and run its calls.
+    Route(cli::route::RouteArgs),
+    /// Chat with a live endpoint: stream its answers, run its calls, send the results back.
+    Chat(cli::chat::ChatArgs),
     /// List the registered tools and print their declaration in every dialect.
     Tools(cli::tools::ToolsArgs),
     /// Connect to the MCP servers of a configuration and list their tools.
@@ -36,6 +40,8 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Command::Route(args) => cli::route::run(args),
+        Command::Chat(args) => cli::chat::run(args),
         Command::Tools(args) => cli::tools::run(args),
         Command::Upstreams(args) => cli::upstreams::run(args),
         Command::Serve(args) => cli::serve::run(args),

@@ -1,25 +1,24 @@
-//! `toolrouter tools`: list the registered tools and print their declarations
-//! in every dialect (the stand-in for the main job until streaming lands).
+//! `toolrouter tools`: list the registered tools (built-ins, schema-only tools,
+//! upstream servers' tools) and print their declarations in every dialect.
 
 use std::io::Write as _;
-use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::{Map, Value, json};
-use toolrouter::ToolRegistry;
 use toolrouter::convert::{
     ConversionNote, Declarations, Dialect, gemini, openai_chat, openai_responses,
 };
-use toolrouter::registry::tool_from_list_entry;
+use toolrouter::gateway::{render_tool_listing, tool_listing};
 use toolrouter::rmcp::model::Tool;
+
+use super::setup::{ToolSetup, ToolSetupArgs, runtime};
 
 /// Arguments of `toolrouter tools`.
 #[derive(Debug, Args)]
 pub(crate) struct ToolsArgs {
-    /// A JSON file holding MCP `tools/list` entries: an array, or an object
-    /// with a `tools` array (a whole `tools/list` result).
-    #[arg(long, value_name = "FILE")]
-    tools: Option<PathBuf>,
+    /// Where the tools come from.
+    #[command(flatten)]
+    setup: ToolSetupArgs,
     /// The dialect to print (`open_ai_chat`, `open_ai_responses`, `anthropic`,
     /// `gemini`, `bedrock`, `ollama`, `xml_text`) or `all`.
     #[arg(long, value_name = "NAME|all", default_value = "all")]
@@ -35,26 +34,30 @@ pub(crate) fn run(args: ToolsArgs) -> Result<(), String> {
         "all" => Dialect::ALL.to_vec(),
         name => vec![name.parse::<Dialect>().map_err(|e| e.to_string())?],
     };
-    let registry = ToolRegistry::new();
-    if let Some(path) = &args.tools {
-        for tool in read_tools(path)? {
-            registry
-                .register_schema_only(tool)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-    }
-    let tools: Vec<Tool> = registry
-        .list()
-        .iter()
-        .map(|t| t.definition().as_ref().clone())
-        .collect();
+    let (tools, listing) = runtime()?.block_on(async {
+        let setup = ToolSetup::build(&args.setup).await?;
+        let tools: Vec<Tool> = setup
+            .hub
+            .registry()
+            .list()
+            .iter()
+            .map(|t| t.definition().as_ref().clone())
+            .collect();
+        let listing =
+            render_tool_listing(&tool_listing(setup.hub.registry(), setup.gateway.as_ref()));
+        setup.shutdown().await;
+        Ok::<_, String>((tools, listing))
+    })?;
     let out = if args.json {
-        let doc = json_report(&tools, &dialects, args.tools.is_some());
+        let doc = json_report(&tools, &dialects);
         let mut text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         text.push('\n');
         text
     } else {
-        text_report(&tools, &dialects, args.tools.is_some())
+        let mut text = listing;
+        text.push('\n');
+        text.push_str(&text_report(&tools, &dialects));
+        text
     };
     std::io::stdout()
         .lock()
@@ -62,31 +65,9 @@ pub(crate) fn run(args: ToolsArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot write to stdout: {e}"))
 }
 
-/// What was said when no file was given.
-const NO_TOOLS: &str = "no tools registered: the built-in tools are not available yet; \
-                        pass --tools FILE (a JSON array of MCP tools/list entries)";
-
-fn read_tools(path: &PathBuf) -> Result<Vec<Tool>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    let entries = match &value {
-        Value::Array(entries) => entries,
-        Value::Object(map) => match map.get("tools") {
-            Some(Value::Array(entries)) => entries,
-            _ => return Err(format!("{}: expected an array of tools", path.display())),
-        },
-        _ => return Err(format!("{}: expected an array of tools", path.display())),
-    };
-    entries
-        .iter()
-        .enumerate()
-        .map(|(idx, entry)| {
-            tool_from_list_entry(entry).map_err(|e| format!("{} entry {idx}: {e}", path.display()))
-        })
-        .collect()
-}
+/// What is said when no tool is registered.
+const NO_TOOLS: &str = "no tools registered: the built-in tools are off and neither \
+                        --tools FILE nor --config FILE gave any";
 
 /// One printed block: a heading, the declarations and their notes.
 struct Section {
@@ -143,25 +124,12 @@ fn sections(tools: &[Tool], dialect: Dialect) -> Vec<Section> {
     }
 }
 
-fn text_report(tools: &[Tool], dialects: &[Dialect], from_file: bool) -> String {
+fn text_report(tools: &[Tool], dialects: &[Dialect]) -> String {
     let mut out = String::new();
     if tools.is_empty() {
-        out.push_str(if from_file {
-            "no tools registered: the file lists none\n"
-        } else {
-            NO_TOOLS
-        });
-        if !from_file {
-            out.push('\n');
-        }
+        out.push_str(NO_TOOLS);
+        out.push('\n');
         return out;
-    }
-    out.push_str(&format!("{} tools registered:\n", tools.len()));
-    let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
-    for tool in tools {
-        let description = tool.description.as_deref().unwrap_or("");
-        let first_line = description.lines().next().unwrap_or("");
-        out.push_str(&format!("  {:width$}  {first_line}\n", tool.name));
     }
     for &dialect in dialects {
         for section in sections(tools, dialect) {
@@ -184,7 +152,7 @@ fn text_report(tools: &[Tool], dialects: &[Dialect], from_file: bool) -> String 
     out
 }
 
-fn json_report(tools: &[Tool], dialects: &[Dialect], from_file: bool) -> Value {
+fn json_report(tools: &[Tool], dialects: &[Dialect]) -> Value {
     let mut declarations = Map::new();
     for &dialect in dialects {
         let mut entry = Map::new();
@@ -201,7 +169,7 @@ fn json_report(tools: &[Tool], dialects: &[Dialect], from_file: bool) -> Value {
         "tools": tools,
         "declarations": declarations,
     });
-    if tools.is_empty() && !from_file {
+    if tools.is_empty() {
         doc["message"] = json!(NO_TOOLS);
     }
     doc

@@ -41,7 +41,13 @@ fn tools_file(dir: &tempfile::TempDir) -> String {
 fn tools_json_prints_every_dialect() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = tools_file(&dir);
-    let out = stdout(&run(&["tools", "--tools", &file, "--json"]));
+    let out = stdout(&run(&[
+        "tools",
+        "--no-builtins",
+        "--tools",
+        &file,
+        "--json",
+    ]));
     let doc: Value = serde_json::from_str(&out).expect("json output");
     let names: Vec<&str> = doc["tools"]
         .as_array()
@@ -108,9 +114,22 @@ fn tools_json_prints_every_dialect() {
 fn tools_text_for_one_dialect() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = tools_file(&dir);
-    let out = stdout(&run(&["tools", "--tools", &file, "--dialect", "gemini"]));
-    assert!(out.starts_with("2 tools registered:\n"), "{out}");
-    assert!(out.contains("read_file  Read a file.\n"), "{out}");
+    let out = stdout(&run(&[
+        "tools",
+        "--no-builtins",
+        "--tools",
+        &file,
+        "--dialect",
+        "gemini",
+    ]));
+    assert!(
+        out.starts_with("TOOL       SOURCE       DESCRIPTION\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("read_file  schema-only  Read a file.\n"),
+        "{out}"
+    );
     assert!(out.contains("== gemini: tools ==\n"), "{out}");
     assert!(!out.contains("== anthropic"), "{out}");
     assert!(
@@ -120,10 +139,40 @@ fn tools_text_for_one_dialect() {
 }
 
 #[test]
-fn tools_without_a_file_says_none_are_registered() {
-    let out = stdout(&run(&["tools"]));
-    assert!(out.starts_with("no tools registered"), "{out}");
-    let doc: Value = serde_json::from_str(&stdout(&run(&["tools", "--json"]))).expect("json");
+fn tools_lists_the_builtins_by_default() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let workspace = dir.path().to_str().expect("utf-8 path");
+    let doc: Value = serde_json::from_str(&stdout(&run(&[
+        "tools",
+        "--workspace",
+        workspace,
+        "--json",
+    ])))
+    .expect("json");
+    let names: Vec<&str> = doc["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "calculate",
+            "list_files",
+            "read_file",
+            "search_files",
+            "write_to_file"
+        ]
+    );
+}
+
+#[test]
+fn tools_without_any_source_says_none_are_registered() {
+    let out = stdout(&run(&["tools", "--no-builtins"]));
+    assert!(out.contains("no tools registered"), "{out}");
+    let doc: Value =
+        serde_json::from_str(&stdout(&run(&["tools", "--no-builtins", "--json"]))).expect("json");
     assert_eq!(doc["tools"], json!([]));
     assert!(
         doc["message"]

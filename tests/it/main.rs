@@ -1,10 +1,12 @@
 //! Integration tests: one binary, one module per area.
 
 mod builtins;
+mod chat;
 mod convert;
 mod detect;
 mod dialect_vectors;
 mod gateway;
 mod gateway_server;
 mod registry;
+mod route;
 mod support;

@@ -1,0 +1,208 @@
+//! `toolrouter chat`: the real loop against a live endpoint. Send the
+//! conversation with the tools declared in the provider's dialect, stream the
+//! answer through the router (calls run as soon as they are complete), send the
+//! results back, and repeat until a turn makes no call or the step limit is hit.
+
+use std::io::{Read as _, Write as _};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use futures::StreamExt;
+use serde_json::json;
+use toolrouter::chat::{Conversation, ToolMode, endpoint};
+use toolrouter::providers::find_profile;
+use toolrouter::rmcp::model::Tool;
+use toolrouter::{Hub, RouteEvent, TurnOutcome};
+
+use super::setup::{ToolSetup, ToolSetupArgs, runtime};
+use super::transcript::Transcript;
+
+/// Arguments of `toolrouter chat`.
+#[derive(Debug, Args)]
+pub(crate) struct ChatArgs {
+    /// The provider: a profile name (`openai`, `anthropic`, `gemini`, `ollama`,
+    /// `vllm`, ...) or a wire name (`openai-chat`, `openai-responses`, ...).
+    /// Bedrock is refused: its requests need AWS SigV4 signing.
+    #[arg(long, value_name = "NAME")]
+    provider: String,
+    /// The API base URL (default: the profile's). Anthropic and Gemini bases
+    /// may end with or without their version segment (`/v1`, `/v1beta`).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model.
+    #[arg(long, value_name = "M")]
+    model: String,
+    /// The user's message (default: read from stdin).
+    #[arg(long, value_name = "TEXT")]
+    prompt: Option<String>,
+    /// The system prompt.
+    #[arg(long, value_name = "TEXT")]
+    system: Option<String>,
+    /// The most requests to send (each turn that makes calls takes one more).
+    #[arg(long, value_name = "N", default_value_t = 8,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_steps: u32,
+    /// The most tokens per turn (sent as Anthropic's required `max_tokens`).
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    max_tokens: u32,
+    /// Give up on a response that sends nothing for this many seconds (the
+    /// turn is then reported as a cut stream).
+    #[arg(long, value_name = "SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    read_timeout: u64,
+    /// Where the tools come from (built-ins, `--tools`, `--config` upstreams).
+    #[command(flatten)]
+    setup: ToolSetupArgs,
+    /// Teach the tools in the system prompt (XML tags in the text) instead of
+    /// declaring them, for endpoints that serve a model without tool support.
+    #[arg(long)]
+    text_tools: bool,
+    /// Print JSON Lines: one `{"type":"request",...}` line per request, then
+    /// that turn's events.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the command.
+pub(crate) fn run(args: ChatArgs) -> Result<(), String> {
+    runtime()?.block_on(async {
+        let setup = ToolSetup::build(&args.setup).await?;
+        let outcome = chat(&args, &setup.hub).await;
+        setup.shutdown().await;
+        outcome
+    })
+}
+
+async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
+    let found = find_profile(&args.provider).map_err(|e| e.to_string())?;
+    let mut conversation = Conversation::new(found.wire, &args.model)
+        .map_err(|e| e.to_string())?
+        .with_max_tokens(args.max_tokens);
+    let base_url = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| found.profile.base_url.clone());
+    let api_key = found.profile.api_key_from_env();
+    let endpoint = endpoint(
+        &found.profile.name,
+        found.wire,
+        &base_url,
+        &args.model,
+        api_key.as_deref(),
+    )
+    .map_err(|e| e.to_string())?;
+
+    let prompt = match &args.prompt {
+        Some(prompt) => prompt.clone(),
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+            text
+        }
+    };
+    if prompt.trim().is_empty() {
+        return Err("no prompt: pass --prompt TEXT or write it on stdin".to_owned());
+    }
+
+    let tools: Vec<Tool> = hub
+        .registry()
+        .list()
+        .iter()
+        .map(|t| t.definition().as_ref().clone())
+        .collect();
+    let mode = if args.text_tools {
+        ToolMode::InText
+    } else {
+        ToolMode::Declared
+    };
+    conversation = conversation.with_tools(tools, mode);
+    if let Some(system) = &args.system {
+        conversation = conversation.with_system(system.clone());
+    }
+    for note in conversation.declarations().notes {
+        eprintln!("toolrouter: note: {note}");
+    }
+    conversation.push_user(&prompt);
+
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(30))
+        .read_timeout(Duration::from_secs(args.read_timeout))
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+    let router = hub.router();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut transcript = Transcript::default();
+
+    for step in 1..=args.max_steps {
+        let body = serde_json::to_vec(&conversation.request_body()).map_err(|e| e.to_string())?;
+        if args.json {
+            let line = json!({"type": "request", "step": step, "url": endpoint.url});
+            writeln!(out, "{line}").map_err(|e| e.to_string())?;
+        } else {
+            transcript.line(&mut out, &format!("▶ turn {step}: POST {}", endpoint.url))?;
+        }
+        out.flush().map_err(|e| e.to_string())?;
+
+        let mut request = client.post(&endpoint.url).body(body);
+        for (name, value) in &endpoint.headers {
+            request = request.header(*name, value);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("cannot reach {}: {e}", endpoint.url))?;
+        let status = response.status();
+        if !status.is_success() {
+            let text = response
+                .text()
+                .await
+                .unwrap_or_else(|e| format!("(the body could not be read: {e})"));
+            return Err(format!("{} answered {status}: {text}", endpoint.url));
+        }
+
+        let started = Instant::now();
+        let mut events = router.route(found.wire, Box::pin(response.bytes_stream()));
+        let mut outcome = TurnOutcome::new();
+        let mut stream_error = None;
+        while let Some(event) = events.next().await {
+            outcome.push(&event);
+            if let RouteEvent::ProviderError { message, .. } = &event {
+                stream_error.get_or_insert_with(|| message.clone());
+            }
+            if args.json {
+                let line = serde_json::to_string(&event).map_err(|e| e.to_string())?;
+                writeln!(out, "{line}").map_err(|e| e.to_string())?;
+            } else {
+                transcript.write(&mut out, &event, started)?;
+            }
+            out.flush().map_err(|e| e.to_string())?;
+        }
+        transcript.close(&mut out)?;
+        if let Some(error) = stream_error.or_else(|| outcome.error.clone()) {
+            return Err(format!("turn {step}: the provider stream failed: {error}"));
+        }
+        if outcome.calls.is_empty() && !outcome.partial_calls.is_empty() {
+            let names: Vec<&str> = outcome
+                .partial_calls
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            return Err(format!(
+                "turn {step}: the model's call to {} was cut off (stop: {}) and was not run",
+                names.join(", "),
+                outcome.stop.as_str()
+            ));
+        }
+        conversation.record_turn(&outcome);
+        if outcome.calls.is_empty() {
+            return Ok(());
+        }
+    }
+    Err(format!(
+        "stopped after {} requests: the model was still calling tools (raise --max-steps)",
+        args.max_steps
+    ))
+}

@@ -1,0 +1,144 @@
+//! Hub set-up shared by the commands that run tools: built-ins, schema-only
+//! tools from a `tools/list` file, and upstream MCP servers from a configuration.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde_json::Value;
+use toolrouter::gateway::{Gateway, GatewayConfig, UpstreamState};
+use toolrouter::registry::tool_from_list_entry;
+use toolrouter::rmcp::model::Tool;
+use toolrouter::{BUILTIN_TOOL_NAMES, BuiltinsConfig, Hub, register_builtins};
+
+/// Where a command's tools come from.
+#[derive(Debug, Args)]
+pub(crate) struct ToolSetupArgs {
+    /// Root of the built-in file tools (default: the configuration's
+    /// `workspace`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) workspace: Option<PathBuf>,
+    /// Extra tools by schema alone: a JSON array of MCP `tools/list` entries (or a
+    /// whole `tools/list` result). Their calls are parsed and validated; running one
+    /// gives an `isError` result saying that no handler is registered.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tools: Option<PathBuf>,
+    /// Upstream MCP servers: an `mcpServers` JSON file (Claude Desktop, Cursor,
+    /// VS Code) or a `toolrouter.toml`; their tools join the built-ins.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// Leave the built-in tools off.
+    #[arg(long)]
+    pub(crate) no_builtins: bool,
+}
+
+/// A hub with its tools, and the gateway that keeps upstream tools alive.
+pub(crate) struct ToolSetup {
+    pub(crate) hub: Hub,
+    pub(crate) gateway: Option<Gateway>,
+}
+
+impl ToolSetup {
+    /// Builds the hub: built-ins first (so a colliding upstream tool is the one
+    /// reported), then schema-only tools, then upstreams.
+    pub(crate) async fn build(args: &ToolSetupArgs) -> Result<Self, String> {
+        let config = match &args.config {
+            Some(path) => Some(GatewayConfig::load(path).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let hub = Hub::new();
+        let wanted: Vec<String> = match config.as_ref().and_then(|c| c.builtins.clone()) {
+            _ if args.no_builtins => Vec::new(),
+            Some(names) => names,
+            None => BUILTIN_TOOL_NAMES.iter().map(|n| (*n).to_owned()).collect(),
+        };
+        if let Some(unknown) = wanted
+            .iter()
+            .find(|n| !BUILTIN_TOOL_NAMES.contains(&n.as_str()))
+        {
+            return Err(format!(
+                "unknown built-in tool `{unknown}` (built-ins: {})",
+                BUILTIN_TOOL_NAMES.join(", ")
+            ));
+        }
+        if !wanted.is_empty() {
+            let workspace = match (
+                &args.workspace,
+                config.as_ref().and_then(|c| c.workspace.clone()),
+            ) {
+                (Some(dir), _) => dir.clone(),
+                (None, Some(dir)) => dir,
+                (None, None) => {
+                    std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?
+                }
+            };
+            register_builtins(hub.registry(), &BuiltinsConfig::new(workspace))
+                .map_err(|e| e.to_string())?;
+            for name in BUILTIN_TOOL_NAMES {
+                if !wanted.iter().any(|w| w == name) {
+                    hub.registry().remove(name);
+                }
+            }
+        }
+        if let Some(path) = &args.tools {
+            for tool in read_tools(path)? {
+                hub.registry()
+                    .register_schema_only(tool)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+        let gateway = match &config {
+            Some(config) => {
+                let gateway = Gateway::start(config, hub.registry().clone()).await;
+                for status in gateway.status() {
+                    if status.state != UpstreamState::Ready {
+                        eprintln!(
+                            "toolrouter: upstream `{}` is not ready ({})",
+                            status.name, status.state
+                        );
+                    }
+                }
+                Some(gateway)
+            }
+            None => None,
+        };
+        Ok(Self { hub, gateway })
+    }
+
+    /// Stops the upstream servers.
+    pub(crate) async fn shutdown(self) {
+        if let Some(gateway) = self.gateway {
+            gateway.shutdown().await;
+        }
+    }
+}
+
+/// Reads MCP `tools/list` entries: an array, or an object with a `tools` array.
+pub(crate) fn read_tools(path: &Path) -> Result<Vec<Tool>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    let entries = match &value {
+        Value::Array(entries) => entries,
+        Value::Object(map) => match map.get("tools") {
+            Some(Value::Array(entries)) => entries,
+            _ => return Err(format!("{}: expected an array of tools", path.display())),
+        },
+        _ => return Err(format!("{}: expected an array of tools", path.display())),
+    };
+    entries
+        .iter()
+        .enumerate()
+        .map(|(idx, entry)| {
+            tool_from_list_entry(entry).map_err(|e| format!("{} entry {idx}: {e}", path.display()))
+        })
+        .collect()
+}
+
+/// A multi-threaded runtime for one command.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}

@@ -1,0 +1,225 @@
+//! `Router`: drives a [`RouteSession`] over an async byte stream and runs each
+//! finished call through the hub's executor as soon as it is complete.
+
+use std::collections::HashMap;
+use std::fmt::Display;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use futures::{Stream, StreamExt};
+use rmcp::model::{CallToolResult, ContentBlock};
+use tokio::sync::mpsc;
+use tokio::task::{JoinHandle, JoinSet};
+use toolrouter_providers::{AdapterConfig, ErrorKind, Wire};
+
+use super::event::RouteEvent;
+use super::outcome::TurnOutcome;
+use super::session::RouteSession;
+use crate::detect::DetectConfig;
+use crate::hub::Hub;
+
+/// Routes provider streams through a hub: detection, execution, results.
+#[derive(Debug, Clone)]
+pub struct Router {
+    hub: Hub,
+    detect: DetectConfig,
+    adapter: AdapterConfig,
+    execute: bool,
+}
+
+impl Router {
+    /// A router over `hub`'s tools and executor, detecting every enabled text format.
+    pub fn new(hub: Hub) -> Self {
+        Self {
+            hub,
+            detect: DetectConfig::default(),
+            adapter: AdapterConfig::default(),
+            execute: true,
+        }
+    }
+
+    /// Sets which text formats are detected, and the detector's limits.
+    pub fn detect_config(mut self, config: DetectConfig) -> Self {
+        self.detect = config;
+        self
+    }
+
+    /// Sets the wire adapters' limits.
+    pub fn adapter_config(mut self, config: AdapterConfig) -> Self {
+        self.adapter = config;
+        self
+    }
+
+    /// Whether finished calls are executed (default `true`); without execution
+    /// the router only detects.
+    pub fn execute_calls(mut self, execute: bool) -> Self {
+        self.execute = execute;
+        self
+    }
+
+    /// A synchronous session for callers that feed bytes themselves and run
+    /// calls through [`Hub::execute`] on their own schedule.
+    pub fn session(&self, wire: Wire) -> RouteSession {
+        RouteSession::with_adapter_config(
+            wire,
+            self.hub.registry().catalog(),
+            self.detect.clone(),
+            self.adapter,
+        )
+    }
+
+    /// Routes one provider response. The returned stream yields every event
+    /// as soon as it is known; each finished call starts executing at once (several
+    /// run in parallel) and its `ToolResult` arrives when it completes. The stream
+    /// ends after the provider's `Finish` and the last result. Dropping it cancels
+    /// the calls still running.
+    pub fn route<S, B, E>(&self, wire: Wire, bytes: S) -> RouteStream
+    where
+        S: Stream<Item = Result<B, E>> + Send + Unpin + 'static,
+        B: AsRef<[u8]> + Send + 'static,
+        E: Display + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel(256);
+        let session = self.session(wire);
+        let hub = self.hub.clone();
+        let execute = self.execute;
+        let task = tokio::spawn(drive(session, hub, execute, bytes, tx));
+        RouteStream { rx, task }
+    }
+
+    /// Routes one response to its end and collects the outcome (all results in).
+    pub async fn route_to_end<S, B, E>(&self, wire: Wire, bytes: S) -> TurnOutcome
+    where
+        S: Stream<Item = Result<B, E>> + Send + Unpin + 'static,
+        B: AsRef<[u8]> + Send + 'static,
+        E: Display + Send + 'static,
+    {
+        let mut stream = self.route(wire, bytes);
+        let mut outcome = TurnOutcome::new();
+        while let Some(event) = stream.next().await {
+            outcome.push(&event);
+        }
+        outcome
+    }
+}
+
+/// The event stream of one routed response; see [`Router::route`].
+#[derive(Debug)]
+pub struct RouteStream {
+    rx: mpsc::Receiver<RouteEvent>,
+    task: JoinHandle<()>,
+}
+
+impl Stream for RouteStream {
+    type Item = RouteEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RouteEvent>> {
+        self.rx.poll_recv(cx)
+    }
+}
+
+impl Drop for RouteStream {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+struct Finished {
+    index: usize,
+    id: String,
+    name: String,
+    result: CallToolResult,
+    elapsed_ms: u64,
+}
+
+async fn drive<S, B, E>(
+    mut session: RouteSession,
+    hub: Hub,
+    execute: bool,
+    mut bytes: S,
+    tx: mpsc::Sender<RouteEvent>,
+) where
+    S: Stream<Item = Result<B, E>> + Send + Unpin + 'static,
+    B: AsRef<[u8]> + Send,
+    E: Display + Send,
+{
+    let mut running: JoinSet<Finished> = JoinSet::new();
+    let mut in_flight: HashMap<tokio::task::Id, (usize, String, String)> = HashMap::new();
+    let mut events = Vec::new();
+    let mut ended = false;
+    loop {
+        tokio::select! {
+            chunk = bytes.next(), if !ended => match chunk {
+                Some(Ok(chunk)) => session.feed(chunk.as_ref(), &mut events),
+                Some(Err(e)) => {
+                    events.push(RouteEvent::ProviderError {
+                        kind: ErrorKind::Truncated,
+                        message: format!("the provider stream broke: {e}"),
+                    });
+                    session.finish(&mut events);
+                    ended = true;
+                }
+                None => {
+                    session.finish(&mut events);
+                    ended = true;
+                }
+            },
+            Some(joined) = running.join_next_with_id(), if !running.is_empty() => {
+                let finished = match joined {
+                    Ok((task_id, finished)) => {
+                        in_flight.remove(&task_id);
+                        finished
+                    }
+                    Err(e) => {
+                        // The executor catches handler panics; this is a panic in
+                        // the executor itself or an abort.
+                        let Some((index, id, name)) = in_flight.remove(&e.id()) else { continue };
+                        Finished {
+                            index,
+                            id,
+                            name,
+                            result: CallToolResult::error(vec![ContentBlock::text(format!(
+                                "the call did not complete: {e}"
+                            ))]),
+                            elapsed_ms: 0,
+                        }
+                    }
+                };
+                events.push(RouteEvent::ToolResult {
+                    index: finished.index,
+                    id: finished.id,
+                    name: finished.name,
+                    result: finished.result,
+                    elapsed_ms: finished.elapsed_ms,
+                });
+            },
+            else => break,
+        }
+        for event in events.drain(..) {
+            if execute && let RouteEvent::CallEnd { index, call } = &event {
+                let hub = hub.clone();
+                let call = call.clone();
+                let index = *index;
+                let meta = (index, call.id.clone(), call.name.clone());
+                let handle = running.spawn(async move {
+                    let started = Instant::now();
+                    let result = hub.execute(&call).await;
+                    Finished {
+                        index,
+                        id: call.id,
+                        name: call.name,
+                        result,
+                        elapsed_ms: u64::try_from(started.elapsed().as_millis())
+                            .unwrap_or(u64::MAX),
+                    }
+                });
+                in_flight.insert(handle.id(), meta);
+            }
+            if tx.send(event).await.is_err() {
+                // The consumer went away: dropping `running` cancels the calls.
+                return;
+            }
+        }
+    }
+}

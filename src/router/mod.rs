@@ -1,0 +1,21 @@
+//! The router: a provider's byte stream in; text, calls, results and the next
+//! turn's messages out.
+//!
+//! [`RouteSession`] is the synchronous core (bytes → [`RouteEvent`]s, no
+//! execution); [`Router`] drives it over an async byte stream and runs every
+//! finished call through the hub's executor as soon as it is complete;
+//! [`TurnOutcome`] collects a turn's events into the normalised summary and the
+//! follow-up messages in the provider's dialect.
+
+mod driver;
+mod event;
+mod outcome;
+mod session;
+
+#[cfg(test)]
+mod tests;
+
+pub use driver::{RouteStream, Router};
+pub use event::RouteEvent;
+pub use outcome::{CallResult, TurnOutcome};
+pub use session::{RouteSession, format_for_wire};

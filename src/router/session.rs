@@ -1,0 +1,214 @@
+//! `RouteSession`: the synchronous core of the router. Provider bytes in,
+//! [`RouteEvent`]s out; no execution, no I/O.
+
+use std::sync::Arc;
+
+use toolrouter_providers::{
+    AdapterConfig, ErrorKind, ProviderDelta, StopReason, TurnCollector, Wire, WireAdapter,
+};
+
+use super::event::RouteEvent;
+use crate::core::{DetectEvent, ToolCatalog, WireFormat};
+use crate::detect::{DetectConfig, StreamDetector};
+
+/// The structured call format a wire's calls are reported in.
+pub fn format_for_wire(wire: Wire) -> WireFormat {
+    match wire {
+        Wire::OpenAiChat => WireFormat::OpenAiChat,
+        Wire::OpenAiResponses => WireFormat::OpenAiResponses,
+        Wire::Anthropic => WireFormat::Anthropic,
+        Wire::Gemini => WireFormat::Gemini,
+        Wire::Ollama => WireFormat::Ollama,
+        Wire::Bedrock => WireFormat::Bedrock,
+        // `Wire` is non-exhaustive; a new wire reports OpenAI-style calls until
+        // it gets a format of its own.
+        _ => WireFormat::OpenAiChat,
+    }
+}
+
+/// Routes one provider turn, synchronously.
+///
+/// Feed the provider's bytes as they arrive, cut anywhere; then call
+/// [`finish`](Self::finish). Text deltas go through the streaming detector, so calls
+/// the model wrote into its text come out as the same `CallStart`/`ArgsDelta`/
+/// `CallEnd` events as the provider's structured calls, with one index sequence.
+pub struct RouteSession {
+    wire: Wire,
+    adapter: Box<dyn WireAdapter>,
+    detector: StreamDetector,
+    collector: TurnCollector,
+    deltas: Vec<ProviderDelta>,
+    detected: Vec<DetectEvent>,
+    n_completed: usize,
+    finished: bool,
+}
+
+impl std::fmt::Debug for RouteSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RouteSession")
+            .field("wire", &self.wire)
+            .field("n_completed", &self.n_completed)
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RouteSession {
+    /// A session for one turn on `wire`, detecting text calls to the tools in
+    /// `catalog`.
+    pub fn new(wire: Wire, catalog: Arc<ToolCatalog>, detect: DetectConfig) -> Self {
+        Self::with_adapter_config(wire, catalog, detect, AdapterConfig::default())
+    }
+
+    /// As [`new`](Self::new), with adapter limits.
+    pub fn with_adapter_config(
+        wire: Wire,
+        catalog: Arc<ToolCatalog>,
+        detect: DetectConfig,
+        adapter: AdapterConfig,
+    ) -> Self {
+        Self {
+            wire,
+            adapter: wire.adapter_with(adapter),
+            detector: StreamDetector::new(catalog, detect),
+            collector: TurnCollector::new(),
+            deltas: Vec::new(),
+            detected: Vec::new(),
+            n_completed: 0,
+            finished: false,
+        }
+    }
+
+    /// The wire this session reads.
+    pub fn wire(&self) -> Wire {
+        self.wire
+    }
+
+    /// Feeds the next bytes; appends the events they complete.
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<RouteEvent>) {
+        if self.finished {
+            return;
+        }
+        let result = self.adapter.feed(bytes, &mut self.deltas);
+        self.drain_deltas(out);
+        if let Err(e) = result {
+            self.fail(e.to_string(), out);
+        }
+    }
+
+    /// Ends the turn: flushes the adapter and the detector and appends the
+    /// closing [`RouteEvent::Finish`].
+    pub fn finish(&mut self, out: &mut Vec<RouteEvent>) {
+        if self.finished {
+            return;
+        }
+        let result = self.adapter.finish(&mut self.deltas);
+        self.drain_deltas(out);
+        if let Err(e) = result {
+            self.fail(e.to_string(), out);
+        }
+        self.detector.finish(&mut self.detected);
+        self.drain_detected(out);
+        self.finished = true;
+        let summary = self.collector.summary();
+        // The collector counts only structured calls; calls found in the text
+        // complete the turn just the same.
+        let stop = if summary.stop == StopReason::EndTurn && self.n_completed > 0 {
+            StopReason::ToolUse
+        } else {
+            summary.stop
+        };
+        out.push(RouteEvent::Finish {
+            stop,
+            error: summary.error.map(|e| e.message),
+            partial_calls: summary.partial_calls,
+        });
+    }
+
+    /// An adapter that cannot read on: report it and stop reading.
+    fn fail(&mut self, message: String, out: &mut Vec<RouteEvent>) {
+        let delta = ProviderDelta::Error {
+            kind: ErrorKind::Malformed,
+            message: message.clone(),
+        };
+        self.collector.push(&delta);
+        out.push(RouteEvent::ProviderError {
+            kind: ErrorKind::Malformed,
+            message,
+        });
+        self.detector.finish(&mut self.detected);
+        self.drain_detected(out);
+        self.finished = true;
+        let summary = self.collector.summary();
+        out.push(RouteEvent::Finish {
+            stop: StopReason::Error,
+            error: summary.error.map(|e| e.message),
+            partial_calls: summary.partial_calls,
+        });
+    }
+
+    fn drain_deltas(&mut self, out: &mut Vec<RouteEvent>) {
+        let format = format_for_wire(self.wire);
+        let mut deltas = std::mem::take(&mut self.deltas);
+        for delta in deltas.drain(..) {
+            self.collector.push(&delta);
+            match delta {
+                ProviderDelta::Text(text) => self.detector.feed(&text, &mut self.detected),
+                ProviderDelta::Reasoning(text) => {
+                    self.drain_detected(out);
+                    out.push(RouteEvent::Reasoning { text });
+                }
+                ProviderDelta::Refusal(text) => {
+                    self.drain_detected(out);
+                    out.push(RouteEvent::Refusal { text });
+                }
+                ProviderDelta::ToolCallStart { key, id, name } => self.detector.structured_start(
+                    u64::from(key.0),
+                    id.as_deref(),
+                    &name,
+                    format,
+                    &mut self.detected,
+                ),
+                ProviderDelta::ToolCallArgs { key, fragment } => {
+                    self.detector
+                        .structured_args(u64::from(key.0), &fragment, &mut self.detected)
+                }
+                ProviderDelta::ToolCallEnd { key } => self
+                    .detector
+                    .structured_end(u64::from(key.0), &mut self.detected),
+                ProviderDelta::ServerToolCall {
+                    id,
+                    name,
+                    arguments,
+                } => {
+                    self.drain_detected(out);
+                    out.push(RouteEvent::ServerCall {
+                        id,
+                        name,
+                        arguments,
+                    });
+                }
+                ProviderDelta::Usage(usage) => out.push(RouteEvent::Usage { usage }),
+                ProviderDelta::Error { kind, message } => {
+                    self.drain_detected(out);
+                    out.push(RouteEvent::ProviderError { kind, message });
+                }
+                // The stop is reported once, by `finish`, after the normalisation rules.
+                ProviderDelta::Finish { .. } => {}
+                other => tracing::debug!(?other, "provider delta the router does not use"),
+            }
+            self.drain_detected(out);
+        }
+        // Keep the allocation for the next feed.
+        self.deltas = deltas;
+    }
+
+    fn drain_detected(&mut self, out: &mut Vec<RouteEvent>) {
+        for event in self.detected.drain(..) {
+            if matches!(event, DetectEvent::CallEnd { .. }) {
+                self.n_completed += 1;
+            }
+            out.push(event.into());
+        }
+    }
+}
