@@ -31,7 +31,9 @@ fn locked<T>(dir: &Path, f: impl FnOnce() -> T) -> T {
 }
 
 fn run(cmd: &mut Command, what: &str) {
-    let status = cmd.status().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
     assert!(status.success(), "{what} failed with {status}");
 }
 
