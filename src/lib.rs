@@ -8,6 +8,7 @@
 //!   [`DetectEvent`], [`ToolCatalog`].
 #![forbid(unsafe_code)]
 
+pub mod builtins;
 mod context;
 pub mod convert;
 pub mod core;
@@ -21,7 +22,9 @@ pub use crate::core::{
     DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ParamType, ToolCall, ToolCatalog,
     ToolShape, WireFormat, new_call_id,
 };
+pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_builtins};
 pub use context::{ClientPeer, Elicitation, ToolContext};
+pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
 pub use exec::{ExecError, Executor, ExecutorConfig};
 pub use hub::{Hub, HubBuilder};
 pub use registry::{

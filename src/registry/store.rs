@@ -229,10 +229,10 @@ impl ToolRegistry {
 
     fn snapshot(&self) -> Arc<Snapshot> {
         let version = self.version();
-        if let Ok(current) = self.snapshot.read() {
-            if current.version == version {
-                return current.clone();
-            }
+        if let Ok(current) = self.snapshot.read()
+            && current.version == version
+        {
+            return current.clone();
         }
         // Read the version before iterating: a change that lands during the
         // rebuild makes the next call rebuild again.
