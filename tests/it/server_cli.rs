@@ -1,5 +1,6 @@
 //! `toolrouter serve` as a real process, checked by the Python SDK client
 //! (`../shared/conformance/pyclient.py`) over stdio and Streamable HTTP.
+#![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
@@ -9,7 +10,16 @@ use crate::support::{shared_dir, toolrouter_bin};
 
 /// What pyclient checks on top of initialize, ping and tools/list.
 fn pyclient_checks() -> Vec<&'static str> {
-    vec![]
+    vec![
+        "--expect-tool",
+        "calculate",
+        "--call",
+        "calculate",
+        "--args",
+        r#"{"expression":"(12+5)*3"}"#,
+        "--expect-text",
+        "51",
+    ]
 }
 
 fn run_pyclient(target: &[&str]) -> (bool, String) {

@@ -1,6 +1,7 @@
 //! The embedded MCP server over Streamable HTTP on 127.0.0.1, driven by a real
 //! rmcp client: timeouts, panics, cancellation, elicitation, list_changed,
 //! DNS-rebinding and bearer-token refusals, and SSE latency (TCP_NODELAY).
+#![allow(clippy::unwrap_used)]
 #![allow(deprecated)]
 
 use std::sync::Arc;
