@@ -3,6 +3,7 @@
 mod builtins;
 mod convert;
 mod dialect_vectors;
+mod exec;
 mod registry;
 mod server_cli;
 mod server_http;

@@ -451,9 +451,12 @@ async fn a_non_loopback_bind_needs_allow_remote() {
     );
 }
 
-/// Guards TCP_NODELAY: with Nagle on, an SSE reply written in pieces waits
-/// about 40 ms for the client's delayed ACK on every call. The bound is
+/// Meant to guard TCP_NODELAY: with Nagle on, an SSE reply written in pieces
+/// can wait ~40 ms for the client's delayed ACK on every call. The bound is
 /// generous (the median of 20 calls under 35 ms); this is not a benchmark.
+/// Note: on the development machine (Linux loopback, rmcp 3.9 with reqwest,
+/// and the Python SDK) no stall showed even with NODELAY off, so this test
+/// catches a latency regression but cannot by itself prove NODELAY is set.
 #[tokio::test]
 async fn sequential_sse_calls_do_not_wait_for_delayed_acks() {
     let hub = Hub::new();
@@ -462,7 +465,16 @@ async fn sequential_sse_calls_do_not_wait_for_delayed_acks() {
             Ok(CallToolResult::success(vec![ContentBlock::text("pong")]))
         })
         .unwrap();
-    let server = start(&hub).await;
+    // Stateless SSE: every reply is its own event stream (headers, priming
+    // event, message, end), written in several pieces.
+    let addr = "127.0.0.1:0".parse().unwrap();
+    let server = serve_http(
+        hub.clone(),
+        ServerOptions::default(),
+        HttpOptions::new(addr).with_sessions(false),
+    )
+    .await
+    .unwrap();
     let (client, _) = connect(&server, ElicitationAction::Decline).await;
     let mut took = Vec::new();
     tokio::time::timeout(LIMIT, async {
@@ -481,5 +493,131 @@ async fn sequential_sse_calls_do_not_wait_for_delayed_acks() {
         median < Duration::from_millis(35),
         "median SSE call took {median:?}: {took:?}"
     );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn tools_list_is_paginated_and_a_client_gets_every_page() {
+    let hub = Hub::new();
+    for name in ["e", "a", "d", "b", "c"] {
+        hub.registry()
+            .register_fn(tool(name), |_, _| async {
+                Ok(CallToolResult::success(vec![]))
+            })
+            .unwrap();
+    }
+    let addr = "127.0.0.1:0".parse().unwrap();
+    let server = serve_http(
+        hub,
+        ServerOptions::default().with_page_size(2),
+        HttpOptions::new(addr),
+    )
+    .await
+    .unwrap();
+    let (client, _) = connect(&server, ElicitationAction::Decline).await;
+    tokio::time::timeout(LIMIT, async {
+        let first = client.list_tools(None).await.unwrap();
+        let names: Vec<String> = first.tools.iter().map(|t| t.name.to_string()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(first.next_cursor.is_some());
+        let all: Vec<String> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(all, ["a", "b", "c", "d", "e"]);
+    })
+    .await
+    .unwrap();
+    server.shutdown().await.unwrap();
+}
+
+/// A client that reports `notifications/resources/updated`.
+#[derive(Clone)]
+struct UpdateWatcher(mpsc::UnboundedSender<String>);
+
+impl ClientHandler for UpdateWatcher {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        config.protocol_version = ProtocolVersion::V_2025_11_25;
+        config
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(params.uri);
+    }
+}
+
+#[tokio::test]
+async fn a_subscribed_client_hears_resource_updates_and_only_those() {
+    let hub = Hub::new();
+    for uri in ["test://watched", "test://other"] {
+        hub.resources()
+            .register_text(rmcp::model::Resource::new(uri, uri), "content");
+    }
+    let server = start(&hub).await;
+    let (events, mut updates) = mpsc::unbounded_channel();
+    let client = UpdateWatcher(events)
+        .serve(StreamableHttpClientTransport::from_uri(server.url()))
+        .await
+        .unwrap();
+    tokio::time::timeout(LIMIT, async {
+        client
+            .subscribe(rmcp::model::SubscribeRequestParams::new("test://watched"))
+            .await
+            .unwrap();
+        let unknown = client
+            .subscribe(rmcp::model::SubscribeRequestParams::new("test://missing"))
+            .await;
+        assert!(
+            unknown.is_err(),
+            "subscribing to an unknown resource is refused"
+        );
+        hub.resources().notify_updated("test://other");
+        hub.resources().notify_updated("test://watched");
+        assert_eq!(updates.recv().await.as_deref(), Some("test://watched"));
+    })
+    .await
+    .unwrap();
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn older_clients_negotiate_their_own_protocol_version() {
+    let hub = Hub::new();
+    let server = start(&hub).await;
+    let url = server.url();
+    tokio::time::timeout(LIMIT, async {
+        for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+            let mut body = initialize_body();
+            body["params"]["protocolVersion"] = json!(version);
+            let response = reqwest::Client::new()
+                .post(&url)
+                .header("Accept", "application/json, text/event-stream")
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert!(response.status().is_success());
+            let text = response.text().await.unwrap();
+            let data = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim)
+                .find(|l| l.contains("protocolVersion"))
+                .unwrap_or_else(|| panic!("no initialize result in {text}"));
+            let reply: serde_json::Value = serde_json::from_str(data).unwrap();
+            assert_eq!(reply["result"]["protocolVersion"], version);
+            assert_eq!(reply["result"]["serverInfo"]["name"], "toolrouter");
+        }
+    })
+    .await
+    .unwrap();
     server.shutdown().await.unwrap();
 }
