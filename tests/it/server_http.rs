@@ -621,3 +621,62 @@ async fn older_clients_negotiate_their_own_protocol_version() {
     .unwrap();
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_session_has_an_id_a_get_stream_and_ends_with_delete() {
+    let hub = Hub::new();
+    let server = start(&hub).await;
+    let url = server.url();
+    let http = reqwest::Client::new();
+    tokio::time::timeout(LIMIT, async {
+        let init = http
+            .post(&url)
+            .header("Accept", "application/json, text/event-stream")
+            .json(&initialize_body())
+            .send()
+            .await
+            .unwrap();
+        assert!(init.status().is_success());
+        let session = init
+            .headers()
+            .get("mcp-session-id")
+            .expect("a session id")
+            .to_str()
+            .unwrap()
+            .to_owned();
+        drop(init);
+        let with_session = |req: reqwest::RequestBuilder| {
+            req.header("Mcp-Session-Id", &session)
+                .header("MCP-Protocol-Version", "2025-11-25")
+                .header("Accept", "application/json, text/event-stream")
+        };
+        let initialized = with_session(http.post(&url))
+            .json(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(initialized.status(), reqwest::StatusCode::ACCEPTED);
+        let stream = with_session(http.get(&url)).send().await.unwrap();
+        assert!(stream.status().is_success(), "{}", stream.status());
+        let content_type = stream.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            content_type.starts_with("text/event-stream"),
+            "{content_type}"
+        );
+        drop(stream);
+        let deleted = with_session(http.delete(&url)).send().await.unwrap();
+        assert!(deleted.status().is_success(), "{}", deleted.status());
+        let after = with_session(http.post(&url))
+            .json(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(after.status(), reqwest::StatusCode::NOT_FOUND);
+    })
+    .await
+    .unwrap();
+    server.shutdown().await.unwrap();
+}
