@@ -37,6 +37,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hub = Hub::new();
     register_tools(&hub)?;
     register_mrtr_tools(&hub)?;
+    register_change_triggers(&hub)?;
     register_resources(&hub)?;
     register_prompts(&hub)?;
     let options =
@@ -333,6 +334,63 @@ fn register_tools(hub: &Hub) -> Result<(), Box<dyn std::error::Error>> {
             })),
         ),
         |args, _| async move { text(format!("Received: {}", Value::Object(args))) },
+    )?;
+    Ok(())
+}
+
+/// Diagnostic hooks of the 2026-07-28 suite: each call adds or removes a tool
+/// (a prompt), so subscribed clients must hear `list_changed`.
+fn register_change_triggers(hub: &Hub) -> Result<(), Box<dyn std::error::Error>> {
+    let registry = Arc::downgrade(hub.registry());
+    hub.registry().register_fn(
+        tool(
+            "test_trigger_tool_change",
+            "Adds or removes test_dynamic_tool",
+            no_args(),
+        ),
+        move |_, _| {
+            let registry = registry.upgrade();
+            async move {
+                let registry =
+                    registry.ok_or_else(|| ToolError::new("the server is shutting down"))?;
+                if registry.remove("test_dynamic_tool").is_none() {
+                    registry
+                        .register_fn(
+                            tool("test_dynamic_tool", "Appears and disappears", no_args()),
+                            |_, _| async { text("dynamic") },
+                        )
+                        .map_err(|e| ToolError::new(e.to_string()))?;
+                }
+                text("tool list changed")
+            }
+        },
+    )?;
+    let prompts = Arc::downgrade(hub.prompts());
+    hub.registry().register_fn(
+        tool(
+            "test_trigger_prompt_change",
+            "Adds or removes test_dynamic_prompt",
+            no_args(),
+        ),
+        move |_, _| {
+            let prompts = prompts.upgrade();
+            async move {
+                let prompts =
+                    prompts.ok_or_else(|| ToolError::new("the server is shutting down"))?;
+                if !prompts.remove("test_dynamic_prompt") {
+                    prompts.register_fn(
+                        Prompt::new("test_dynamic_prompt", Some("Appears and disappears"), None),
+                        |_req: PromptRequest| async {
+                            Ok(prompt_result(json!([
+                                { "role": "user", "content": { "type": "text", "text": "dynamic" } }
+                            ]))?
+                            .into())
+                        },
+                    );
+                }
+                text("prompt list changed")
+            }
+        },
     )?;
     Ok(())
 }

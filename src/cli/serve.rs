@@ -4,7 +4,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Args;
-use toolrouter::{HttpOptions, Hub, ServerOptions, serve_http, serve_stdio};
+use toolrouter::{
+    BuiltinsConfig, HttpOptions, Hub, ServerOptions, register_builtins, serve_http, serve_stdio,
+};
 
 /// Arguments of `toolrouter serve`.
 #[derive(Debug, Args)]
@@ -42,11 +44,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         Some(dir) => dir,
         None => std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
     };
-    let workspace = workspace
-        .canonicalize()
-        .map_err(|e| format!("workspace {}: {e}", workspace.display()))?;
     let hub = Hub::new();
-    register_builtins(&hub, workspace)?;
+    let names = register_builtins(hub.registry(), &BuiltinsConfig::new(workspace))
+        .map_err(|e| e.to_string())?;
+    tracing::debug!(tools = ?names, "built-in tools on");
     let options = ServerOptions::default();
     if args.stdio {
         return serve_stdio(hub, options).await.map_err(|e| e.to_string());
@@ -70,9 +71,4 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         _ = stop.cancelled() => {}
     }
     server.wait().await.map_err(|e| e.to_string())
-}
-
-/// Turns the built-in tools on, confined to `workspace`.
-fn register_builtins(_hub: &Hub, _workspace: PathBuf) -> Result<(), String> {
-    Ok(())
 }

@@ -1,4 +1,5 @@
 //! Executor tests: every way a call can end.
+#![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -295,6 +295,7 @@ impl UriPattern {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

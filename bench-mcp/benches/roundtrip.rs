@@ -1,0 +1,187 @@
+//! `tools/call` round trips of an echo tool: in process (the executor), over a
+//! stdio-style byte pipe, and over Streamable HTTP on 127.0.0.1, with 1 and 16
+//! requests in flight, for toolrouter's server and for a plain rmcp echo server
+//! measured in the same run with the same rmcp client.
+//!
+//! `CARGO_TARGET_DIR=/work/target-exec cargo bench -- --warm-up-time 1 --measurement-time 3`
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, ServiceExt as _};
+use serde_json::json;
+use toolrouter::{HttpOptions, Hub, JsonObject, ServerOptions, ToolCall, WireFormat};
+
+fn schema() -> Arc<JsonObject> {
+    let serde_json::Value::Object(map) = json!({
+        "type": "object",
+        "properties": { "text": { "type": "string" } },
+        "required": ["text"]
+    }) else {
+        unreachable!()
+    };
+    Arc::new(map)
+}
+
+fn echo_result(args: &JsonObject) -> CallToolResult {
+    let text = args.get("text").and_then(|v| v.as_str()).unwrap_or("");
+    CallToolResult::success(vec![ContentBlock::text(text.to_owned())])
+}
+
+fn hub() -> Hub {
+    let hub = Hub::new();
+    hub.registry()
+        .register_fn(Tool::new("echo", "echoes its text", schema()), |args, _| async move {
+            Ok(echo_result(&args))
+        })
+        .unwrap();
+    hub
+}
+
+/// The baseline: the smallest rmcp server that answers `echo`.
+#[derive(Clone)]
+struct RmcpEcho;
+
+impl ServerHandler for RmcpEcho {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![Tool::new("echo", "echoes its text", schema())]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(echo_result(&request.arguments.unwrap_or_default()).into())
+    }
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+fn call_params() -> CallToolRequestParams {
+    let serde_json::Value::Object(args) = json!({ "text": "hello" }) else {
+        unreachable!()
+    };
+    CallToolRequestParams::new("echo").with_arguments(args)
+}
+
+/// Runs `iters` calls with `in_flight` outstanding at a time; returns the time
+/// per call batch so criterion reports time per call.
+async fn drive(client: &Client, iters: u64, in_flight: usize) -> Duration {
+    let started = Instant::now();
+    let mut left = iters as usize;
+    while left > 0 {
+        let n = left.min(in_flight);
+        let calls = (0..n).map(|_| client.call_tool(call_params()));
+        for result in futures::future::join_all(calls).await {
+            assert_eq!(result.unwrap().is_error, Some(false));
+        }
+        left -= n;
+    }
+    started.elapsed()
+}
+
+async fn pipe_client<S: ServerHandler>(server: S) -> Client {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let running = server.serve(server_io).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    ().serve(client_io).await.unwrap()
+}
+
+async fn http_client(url: String) -> Client {
+    ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap()
+}
+
+async fn rmcp_http(json_response: bool, sessions: bool) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(sessions)
+        .with_json_response(json_response);
+    let service = StreamableHttpService::new(|| Ok(RmcpEcho), Arc::new(LocalSessionManager::default()), config);
+    let router = axum::Router::new().route_service("/mcp", service);
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{addr}/mcp")
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let mut group = c.benchmark_group("tools_call");
+
+    let hub = hub();
+    let call = ToolCall::new("c1", "echo", Some(call_params().arguments.unwrap()), WireFormat::OpenAiFunction);
+    group.bench_function("in_process/toolrouter/1", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let started = Instant::now();
+                for _ in 0..iters {
+                    let result = hub.execute(&call).await;
+                    assert_eq!(result.is_error, Some(false));
+                }
+                started.elapsed()
+            })
+        })
+    });
+
+    let ours_pipe = rt.block_on(pipe_client(toolrouter::McpServer::new(hub.clone(), ServerOptions::default())));
+    let rmcp_pipe = rt.block_on(pipe_client(RmcpEcho));
+    let ours_sse = rt.block_on(async {
+        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+            .await
+            .unwrap();
+        let url = server.url();
+        std::mem::forget(server);
+        http_client(url).await
+    });
+    let ours_json = rt.block_on(async {
+        let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
+            .with_sessions(false)
+            .with_json_response(true);
+        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), options).await.unwrap();
+        let url = server.url();
+        std::mem::forget(server);
+        http_client(url).await
+    });
+    let rmcp_sse = rt.block_on(async { http_client(rmcp_http(false, true).await).await });
+    let rmcp_json = rt.block_on(async { http_client(rmcp_http(true, false).await).await });
+
+    for in_flight in [1usize, 16] {
+        for (name, client) in [
+            ("stdio_pipe/toolrouter", &ours_pipe),
+            ("stdio_pipe/rmcp_echo", &rmcp_pipe),
+            ("http_sse_session/toolrouter", &ours_sse),
+            ("http_sse_session/rmcp_echo", &rmcp_sse),
+            ("http_json_stateless/toolrouter", &ours_json),
+            ("http_json_stateless/rmcp_echo", &rmcp_json),
+        ] {
+            group.bench_function(format!("{name}/{in_flight}"), |b| {
+                b.iter_custom(|iters| rt.block_on(drive(client, iters, in_flight)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
