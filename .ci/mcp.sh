@@ -27,10 +27,7 @@ MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 "$SHARED/conformance/run.sh" --cmd "$SERV
 echo "== mcp: python SDK client"
 EXT=${TOOLROUTER_EXT_DIR:-$ROOT/target/ext}
 PY=$EXT/py/bin/python3
-if ! "$PY" -c "import mcp" 2>/dev/null; then
-  python3 -m venv "$EXT/py"
-  "$PY" -m pip install --quiet --disable-pip-version-check "mcp>=1.20"
-fi
+"$ROOT/.ci/setup-python.sh"
 CALC=(--call calculate --args '{"expression":"(12+5)*3"}' --expect-text 51)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"; [ -n "${HTTP_PID:-}" ] && kill "$HTTP_PID" 2>/dev/null || true' EXIT
