@@ -224,9 +224,33 @@ impl Executor {
                     )
                 }
                 Ok(Ok(Err(e))) => (error_result(e.message().to_owned()), CallOutcome::HandlerError),
-                Ok(Ok(Ok(result))) => (result, CallOutcome::Completed),
+                Ok(Ok(Ok(result))) => match check_output(tool, &result) {
+                    Ok(()) => (result, CallOutcome::Completed),
+                    Err(reason) => (
+                        error_result(format!(
+                            "tool `{name}` returned a result that breaks its outputSchema: {reason}"
+                        )),
+                        CallOutcome::HandlerError,
+                    ),
+                },
             },
         }
+    }
+}
+
+/// A successful result of a tool that declares an `outputSchema` must carry
+/// `structuredContent` that conforms to it (MCP 2025-06-18 and later). Error
+/// results are passed on as they are.
+fn check_output(tool: &RegisteredTool, result: &CallToolResult) -> Result<(), String> {
+    let Some(validator) = tool.output_validator() else {
+        return Ok(());
+    };
+    if result.is_error == Some(true) {
+        return Ok(());
+    }
+    match &result.structured_content {
+        Some(value) => validator.validate_value(value),
+        None => Err("it declares an outputSchema but gave no structuredContent".to_owned()),
     }
 }
 

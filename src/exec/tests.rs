@@ -314,3 +314,42 @@ async fn the_concurrency_limit_holds_calls_back() {
     }
     assert_eq!(peak.load(Ordering::SeqCst), 2);
 }
+
+#[tokio::test]
+async fn structured_output_must_match_the_output_schema() {
+    let registry = Arc::new(ToolRegistry::new());
+    let output = object(json!({
+        "type": "object",
+        "properties": {"result": {"type": "number"}},
+        "required": ["result"]
+    }));
+    let def = any_args("measure").with_raw_output_schema(Arc::new(output));
+    registry
+        .register_fn(def, |args, _ctx| async move {
+            let structured = match args.get("mode").and_then(|m| m.as_str()) {
+                Some("good") => Some(json!({"result": 2.5})),
+                Some("wrong") => Some(json!({"result": "two"})),
+                _ => None,
+            };
+            let mut result = CallToolResult::success(vec![ContentBlock::text("done")]);
+            result.structured_content = structured;
+            Ok(result)
+        })
+        .unwrap();
+    let exec = executor(&registry);
+
+    let good = exec
+        .execute(&call("measure", json!({"mode": "good"})))
+        .await;
+    assert_ne!(good.is_error, Some(true), "{good:?}");
+    assert_eq!(good.structured_content, Some(json!({"result": 2.5})));
+
+    let wrong = exec
+        .execute(&call("measure", json!({"mode": "wrong"})))
+        .await;
+    check_error(&wrong, "breaks its outputSchema");
+    assert!(text_of(&wrong).contains("`/result`"), "{}", text_of(&wrong));
+
+    let missing = exec.execute(&call("measure", json!({}))).await;
+    check_error(&missing, "gave no structuredContent");
+}

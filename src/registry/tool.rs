@@ -31,6 +31,7 @@ pub struct RegisteredTool {
     definition: Arc<Tool>,
     handler: Option<Arc<dyn ToolHandler>>,
     validator: Arc<ArgumentValidator>,
+    output_validator: Option<Arc<ArgumentValidator>>,
     shape: Arc<ToolShape>,
     timeout: Option<Duration>,
     source: ToolSource,
@@ -48,7 +49,8 @@ impl fmt::Debug for RegisteredTool {
 }
 
 impl RegisteredTool {
-    /// Checks the definition (name rule, schemas) and compiles its input schema.
+    /// Checks the definition (name rule, schemas) and compiles its input and
+    /// output schemas.
     pub fn new(
         definition: Tool,
         handler: Option<Arc<dyn ToolHandler>>,
@@ -63,14 +65,20 @@ impl RegisteredTool {
                 reason,
             }
         })?;
-        if let Some(output) = &definition.output_schema {
-            check_object_schema(&name, "output", output)?;
-            ArgumentValidator::compile(output).map_err(|reason| RegistryError::InvalidSchema {
-                name: name.clone(),
-                which: "output",
-                reason,
-            })?;
-        }
+        let output_validator = match &definition.output_schema {
+            Some(output) => {
+                check_object_schema(&name, "output", output)?;
+                let compiled = ArgumentValidator::compile(output).map_err(|reason| {
+                    RegistryError::InvalidSchema {
+                        name: name.clone(),
+                        which: "output",
+                        reason,
+                    }
+                })?;
+                Some(Arc::new(compiled))
+            }
+            None => None,
+        };
         let shape = ToolShape::from_input_schema(&definition.input_schema);
         let source = if handler.is_some() {
             ToolSource::Local
@@ -81,6 +89,7 @@ impl RegisteredTool {
             definition: Arc::new(definition),
             handler,
             validator: Arc::new(validator),
+            output_validator,
             shape: Arc::new(shape),
             timeout: None,
             source,
@@ -117,6 +126,11 @@ impl RegisteredTool {
     /// The compiled input schema.
     pub fn validator(&self) -> &ArgumentValidator {
         &self.validator
+    }
+
+    /// The compiled output schema, when the tool declares one.
+    pub fn output_validator(&self) -> Option<&ArgumentValidator> {
+        self.output_validator.as_deref()
     }
 
     /// The parameter types parsers need.

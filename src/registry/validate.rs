@@ -28,9 +28,21 @@ impl ArgumentValidator {
     /// back either way. The error text names each failing JSON path and rule.
     pub fn validate(&self, args: JsonObject) -> (JsonObject, Result<(), String>) {
         let value = Value::Object(args);
+        let verdict = self.validate_value(&value);
+        let args = match value {
+            Value::Object(map) => map,
+            _ => JsonObject::new(),
+        };
+        (args, verdict)
+    }
+
+    /// Validates any JSON value (for example a result's `structuredContent`
+    /// against an output schema). The error text names each failing JSON path
+    /// and rule.
+    pub fn validate_value(&self, value: &Value) -> Result<(), String> {
         let mut message = String::new();
         let mut n_errors = 0usize;
-        for error in self.validator.iter_errors(&value) {
+        for error in self.validator.iter_errors(value) {
             n_errors += 1;
             if n_errors > MAX_REPORTED {
                 continue;
@@ -51,15 +63,7 @@ impl ArgumentValidator {
         if n_errors > MAX_REPORTED {
             let _ = write!(message, "; and {} more", n_errors - MAX_REPORTED);
         }
-        let args = match value {
-            Value::Object(map) => map,
-            _ => JsonObject::new(),
-        };
-        if n_errors == 0 {
-            (args, Ok(()))
-        } else {
-            (args, Err(message))
-        }
+        if n_errors == 0 { Ok(()) } else { Err(message) }
     }
 }
 
