@@ -44,14 +44,15 @@ pub fn new_call_id() -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let mut out = String::with_capacity(29);
     out.push_str("call_");
-    // Two v4 UUIDs give 244 random bits; 24 symbols of 62 need about 143.
-    let a = uuid::Uuid::new_v4().as_u128();
-    let b = uuid::Uuid::new_v4().as_u128();
-    let mut bits = a ^ b.rotate_left(64);
-    for _ in 0..24 {
-        let idx = (bits % ALPHABET.len() as u128) as usize;
-        bits /= ALPHABET.len() as u128;
-        out.push(char::from(ALPHABET[idx]));
+    // Twelve symbols from each of two v4 UUIDs: 62^12 < 2^72, well inside the
+    // 122 random bits of each, so every symbol is uniformly random.
+    for _ in 0..2 {
+        let mut bits = uuid::Uuid::new_v4().as_u128();
+        for _ in 0..12 {
+            let idx = (bits % ALPHABET.len() as u128) as usize;
+            bits /= ALPHABET.len() as u128;
+            out.push(char::from(ALPHABET[idx]));
+        }
     }
     out
 }
@@ -68,5 +69,17 @@ mod tests {
         assert!(a.starts_with("call_"));
         assert!(a[5..].bytes().all(|c| c.is_ascii_alphanumeric()));
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn every_position_of_a_call_id_varies() {
+        let ids: Vec<String> = (0..64).map(|_| new_call_id()).collect();
+        for pos in 5..29 {
+            let first = ids[0].as_bytes()[pos];
+            assert!(
+                ids.iter().any(|id| id.as_bytes()[pos] != first),
+                "position {pos} never changes"
+            );
+        }
     }
 }
