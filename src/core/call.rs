@@ -44,11 +44,12 @@ pub fn new_call_id() -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let mut out = String::with_capacity(29);
     out.push_str("call_");
-    // Twelve symbols from each of two v4 UUIDs: 62^12 < 2^72, well inside the
-    // 122 random bits of each, so every symbol is uniformly random.
-    for _ in 0..2 {
-        let mut bits = uuid::Uuid::new_v4().as_u128();
-        for _ in 0..12 {
+    // Six symbols from the low 62 bits of each of four v4 UUIDs (those bits are
+    // all random: the version and variant bits sit above them); 62^6 < 2^36, so
+    // the symbols are as good as uniform.
+    for _ in 0..4 {
+        let mut bits = uuid::Uuid::new_v4().as_u128() & ((1u128 << 62) - 1);
+        for _ in 0..6 {
             let idx = (bits % ALPHABET.len() as u128) as usize;
             bits /= ALPHABET.len() as u128;
             out.push(char::from(ALPHABET[idx]));
