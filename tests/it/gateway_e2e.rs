@@ -11,11 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::gateway::{EVERYTHING, HANG_GUARD};
+use crate::gateway::{EVERYTHING, FILESYSTEM, HANG_GUARD};
 use crate::support::ext::{npm_bin, python_with_mcp};
 use crate::support::{repo_root, shared_dir, toolrouter_bin};
-
-const FILESYSTEM: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
 
 /// What the file inside the filesystem server's allowed directory holds.
 const NOTES: &str = "first line\nsecond line\n";
