@@ -1,12 +1,12 @@
-//! `toolrouter serve`: the embedded MCP server over stdio or Streamable HTTP.
+//! `toolrouter serve`: the embedded MCP server over stdio or Streamable HTTP,
+//! serving the built-in tools and, with `--config`, every upstream server's tools.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 
 use clap::Args;
-use toolrouter::{
-    BuiltinsConfig, HttpOptions, Hub, ServerOptions, register_builtins, serve_http, serve_stdio,
-};
+use toolrouter::{HttpOptions, Hub, ServerOptions, serve_http, serve_stdio};
+
+use super::setup::{ToolSetup, ToolSetupArgs, runtime};
 
 /// Arguments of `toolrouter serve`.
 #[derive(Debug, Args)]
@@ -18,46 +18,43 @@ pub(crate) struct ServeArgs {
     /// Serve Streamable HTTP at ADDR (endpoint `/mcp`; port 0 picks a free port).
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
-    /// Root directory of the built-in file tools (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    workspace: Option<PathBuf>,
     /// Require `Authorization: Bearer TOKEN` on HTTP requests.
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
     /// Allow binding a non-loopback address (exposes the tools to the network).
     #[arg(long)]
     allow_remote: bool,
+    /// Where the tools come from (built-ins, `--tools`, `--config` upstreams).
+    #[command(flatten)]
+    setup: ToolSetupArgs,
 }
 
 /// Runs the command until the client disconnects (stdio) or the process is
-/// interrupted (HTTP).
+/// interrupted (HTTP), then stops the upstream servers.
 pub(crate) fn run(args: ServeArgs) -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(serve(args))
+    runtime()?.block_on(async {
+        let setup = ToolSetup::build(&args.setup).await?;
+        tracing::debug!(tools = setup.hub.registry().list().len(), "serving");
+        let served = serve(&args, setup.hub.clone()).await;
+        setup.shutdown().await;
+        served
+    })
 }
 
-async fn serve(args: ServeArgs) -> Result<(), String> {
-    let workspace = match args.workspace {
-        Some(dir) => dir,
-        None => std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
-    };
-    let hub = Hub::new();
-    let names = register_builtins(hub.registry(), &BuiltinsConfig::new(workspace))
-        .map_err(|e| e.to_string())?;
-    tracing::debug!(tools = ?names, "built-in tools on");
+async fn serve(args: &ServeArgs, hub: Hub) -> Result<(), String> {
     let options = ServerOptions::default();
     if args.stdio {
-        return serve_stdio(hub, options).await.map_err(|e| e.to_string());
+        return tokio::select! {
+            served = serve_stdio(hub, options) => served.map_err(|e| e.to_string()),
+            _ = interrupted() => Ok(()),
+        };
     }
     let Some(addr) = args.http else {
         return Err("give --stdio or --http ADDR".to_owned());
     };
     let mut http = HttpOptions::new(addr).allow_remote(args.allow_remote);
-    if let Some(token) = args.token {
-        http = http.with_bearer_token(token);
+    if let Some(token) = &args.token {
+        http = http.with_bearer_token(token.clone());
     }
     let server = serve_http(hub, options, http)
         .await
@@ -65,10 +62,33 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     eprintln!("toolrouter: serving MCP at {}", server.url());
     let stop = server.shutdown_token();
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => {
-            stop.cancel();
-        }
+        _ = interrupted() => stop.cancel(),
         _ = stop.cancelled() => {}
     }
     server.wait().await.map_err(|e| e.to_string())
+}
+
+/// Resolves on Ctrl-C or (on Unix) `SIGTERM`, so a supervisor's stop request
+/// still shuts the upstream servers down.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!("cannot watch SIGTERM: {e}");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

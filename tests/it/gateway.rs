@@ -30,7 +30,7 @@ use crate::support::{self, ext};
 pub(crate) const HANG_GUARD: Duration = Duration::from_secs(60);
 
 pub(crate) const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
-const FILESYSTEM: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
+pub(crate) const FILESYSTEM: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
 
 /// The `upstream_fixture` example, built once per test run.
 fn fixture_bin() -> PathBuf {

@@ -7,6 +7,7 @@ mod detect;
 mod dialect_vectors;
 mod exec;
 mod gateway;
+mod gateway_e2e;
 mod gateway_server;
 mod registry;
 mod route;
