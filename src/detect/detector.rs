@@ -515,17 +515,19 @@ impl StreamDetector {
 
     /// Probes the enabled formats, in registration order, at `at`.
     fn probe(&self, at: usize, eof: bool) -> ProbeOutcome {
-        self.probe_with(at, eof, |_| true)
+        self.probe_with(at, usize::MAX, eof, |_| true)
     }
 
+    /// Probes at `at`, seeing at most up to `limit` (an outer look-ahead's end).
     fn probe_with(
         &self,
         at: usize,
+        limit: usize,
         eof: bool,
         filter: impl Fn(&dyn TextFormat) -> bool,
     ) -> ProbeOutcome {
         let c = self.pending.as_bytes()[at];
-        let end = self.pending.len().min(at + MAX_PROBE_BYTES);
+        let end = self.pending.len().min(at + MAX_PROBE_BYTES).min(limit);
         let end = floor_char_boundary(&self.pending, end);
         let capped = end < self.pending.len();
         let cx = ProbeContext {
@@ -591,7 +593,8 @@ impl StreamDetector {
             Some(cur + ticks)
         };
         // Info string: up to the end of the line.
-        let Some(nl) = memchr::memchr(b'\n', &window[ticks..]) else {
+        // (A run of backticks longer than the look-ahead is plain text.)
+        let Some(nl) = window.get(ticks..).and_then(|info| memchr::memchr(b'\n', info)) else {
             if eof || capped {
                 return plain(self);
             }
@@ -614,7 +617,9 @@ impl StreamDetector {
         if window[first] != b'{' {
             return plain(self);
         }
-        match self.probe_with(cur + first, eof, |f| f.fence_envelope()) {
+        match self.probe_with(cur + first, cur + MAX_PROBE_BYTES, eof, |f| {
+            f.fence_envelope()
+        }) {
             ProbeOutcome::Match(parser, format) => {
                 let parser = Box::new(formats::fenced::FencedCall::new(parser, ticks, first));
                 self.begin_region(start, cur, parser, format, Some(ticks));
