@@ -594,7 +594,10 @@ impl StreamDetector {
         };
         // Info string: up to the end of the line.
         // (A run of backticks longer than the look-ahead is plain text.)
-        let Some(nl) = window.get(ticks..).and_then(|info| memchr::memchr(b'\n', info)) else {
+        let Some(nl) = window
+            .get(ticks..)
+            .and_then(|info| memchr::memchr(b'\n', info))
+        else {
             if eof || capped {
                 return plain(self);
             }

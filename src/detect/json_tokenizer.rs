@@ -468,7 +468,14 @@ impl JsonTokenizer {
                 self.buf.clear();
                 let res = self.decoder.decode(&input[start..], &mut self.buf);
                 match res {
-                    Err(e) => Err(start + e),
+                    Err(e) => {
+                        // What decoded before the bad escape was streamed by
+                        // a split feed too: emit it for split-invariance.
+                        if !self.buf.is_empty() {
+                            on(JsonEvent::RawChunk(&self.buf));
+                        }
+                        Err(start + e)
+                    }
                     Ok(None) => {
                         if !self.buf.is_empty() {
                             on(JsonEvent::RawChunk(&self.buf));

@@ -39,3 +39,10 @@ fn fuzz_crash_2_fence_longer_than_the_look_ahead() {
     agree(&fence, 1);
     agree(&fence, 7);
 }
+
+#[test]
+fn fuzz_crash_3() {
+    let data = include_bytes!("fuzz_crash_3.bin");
+    let input = String::from_utf8_lossy(&data[1..]);
+    agree(&input, usize::from(data[0] % 17) + 1);
+}
