@@ -4,7 +4,11 @@ use super::*;
 
 /// Feeds `input` whole and in `step`-byte deltas; both must agree.
 fn agree(input: &str, step: usize) {
-    let (whole, regions) = run_pieces(&[input], DetectConfig::default());
+    agree_with(input, step, DetectConfig::default());
+}
+
+fn agree_with(input: &str, step: usize, config: DetectConfig) {
+    let (whole, regions) = run_pieces(&[input], config.clone());
     conserved(input, &whole.text, &regions);
     let mut pieces = Vec::new();
     let mut pos = 0;
@@ -16,7 +20,7 @@ fn agree(input: &str, step: usize) {
         pieces.push(&input[pos..end]);
         pos = end;
     }
-    let (mut split, _) = run_pieces(&pieces, DetectConfig::default());
+    let (mut split, _) = run_pieces(&pieces, config);
     let mut whole = whole;
     split.ids.clear();
     whole.ids.clear();
@@ -45,4 +49,15 @@ fn fuzz_crash_3() {
     let data = include_bytes!("fuzz_crash_3.bin");
     let input = String::from_utf8_lossy(&data[1..]);
     agree(&input, usize::from(data[0] % 17) + 1);
+}
+
+#[test]
+fn fuzz_crash_4() {
+    let data = include_bytes!("fuzz_crash_4.bin");
+    let input = String::from_utf8_lossy(&data[1..]);
+    agree_with(
+        &input,
+        usize::from(data[0] % 17) + 1,
+        DetectConfig::only(WireFormat::JsonToolUse),
+    );
 }
