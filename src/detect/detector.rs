@@ -346,12 +346,26 @@ impl StreamDetector {
         });
     }
 
-    fn note_line(&mut self, s: &str) {
-        let blank = |t: &str| t.bytes().all(|b| b == b' ' || b == b'\t');
-        match memchr::memrchr(b'\n', s.as_bytes()) {
-            Some(p) => self.line_start = blank(&s[p + 1..]),
-            None => self.line_start = self.line_start && blank(s),
+    /// Emits `pending[range]` as text without an intermediate copy.
+    fn emit_pending(&mut self, range: Range<usize>, floor: usize, out: &mut Vec<DetectEvent>) {
+        let text = &self.pending[range];
+        if text.is_empty() {
+            return;
         }
+        self.line_start = line_start_after(self.line_start, text);
+        if out.len() > floor
+            && let Some(DetectEvent::Text { text: last }) = out.last_mut()
+        {
+            last.push_str(text);
+            return;
+        }
+        out.push(DetectEvent::Text {
+            text: text.to_owned(),
+        });
+    }
+
+    fn note_line(&mut self, s: &str) {
+        self.line_start = line_start_after(self.line_start, s);
     }
 
     fn add_region(&mut self, range: Range<usize>) {
@@ -442,15 +456,13 @@ impl StreamDetector {
         loop {
             let next = self.find_stop(cur);
             let Some(at) = next else {
-                let text = self.pending[cur..].to_owned();
-                self.emit_text(&text, floor, out);
+                self.emit_pending(cur..self.pending.len(), floor, out);
                 let len = self.pending.len();
                 self.keep_from(len);
                 return None;
             };
             if at > cur {
-                let text = self.pending[cur..at].to_owned();
-                self.emit_text(&text, floor, out);
+                self.emit_pending(cur..at, floor, out);
                 cur = at;
             }
             let bytes = self.pending.as_bytes();
@@ -469,8 +481,7 @@ impl StreamDetector {
                     self.mode = Mode::FenceOpen { ticks, lead: 0 };
                     return Some(cur);
                 }
-                let text = self.pending[at..at + ticks].to_owned();
-                self.emit_text(&text, floor, out);
+                self.emit_pending(at..at + ticks, floor, out);
                 cur = at + ticks;
                 continue;
             }
@@ -484,9 +495,7 @@ impl StreamDetector {
                     return None;
                 }
                 ProbeOutcome::NoMatch => {
-                    let c = &self.pending[at..at + 1];
-                    let c = c.to_owned();
-                    self.emit_text(&c, floor, out);
+                    self.emit_pending(at..at + 1, floor, out);
                     cur = at + 1;
                 }
             }
@@ -506,17 +515,19 @@ impl StreamDetector {
 
     /// Probes the enabled formats, in registration order, at `at`.
     fn probe(&self, at: usize, eof: bool) -> ProbeOutcome {
-        self.probe_with(at, eof, |_| true)
+        self.probe_with(at, usize::MAX, eof, |_| true)
     }
 
+    /// Probes at `at`, seeing at most up to `limit` (an outer look-ahead's end).
     fn probe_with(
         &self,
         at: usize,
+        limit: usize,
         eof: bool,
         filter: impl Fn(&dyn TextFormat) -> bool,
     ) -> ProbeOutcome {
         let c = self.pending.as_bytes()[at];
-        let end = self.pending.len().min(at + MAX_PROBE_BYTES);
+        let end = self.pending.len().min(at + MAX_PROBE_BYTES).min(limit);
         let end = floor_char_boundary(&self.pending, end);
         let capped = end < self.pending.len();
         let cx = ProbeContext {
@@ -578,12 +589,15 @@ impl StreamDetector {
         let capped = bytes.len() > cur + MAX_PROBE_BYTES;
         let mut plain = |this: &mut Self| {
             this.mode = Mode::Fence { ticks };
-            let opener = this.pending[start..cur + ticks].to_owned();
-            this.emit_text(&opener, floor, out);
+            this.emit_pending(start..cur + ticks, floor, out);
             Some(cur + ticks)
         };
         // Info string: up to the end of the line.
-        let Some(nl) = memchr::memchr(b'\n', &window[ticks..]) else {
+        // (A run of backticks longer than the look-ahead is plain text.)
+        let Some(nl) = window
+            .get(ticks..)
+            .and_then(|info| memchr::memchr(b'\n', info))
+        else {
             if eof || capped {
                 return plain(self);
             }
@@ -606,7 +620,9 @@ impl StreamDetector {
         if window[first] != b'{' {
             return plain(self);
         }
-        match self.probe_with(cur + first, eof, |f| f.fence_envelope()) {
+        match self.probe_with(cur + first, cur + MAX_PROBE_BYTES, eof, |f| {
+            f.fence_envelope()
+        }) {
             ProbeOutcome::Match(parser, format) => {
                 let parser = Box::new(formats::fenced::FencedCall::new(parser, ticks, first));
                 self.begin_region(start, cur, parser, format, Some(ticks));
@@ -632,16 +648,14 @@ impl StreamDetector {
         loop {
             let bytes = self.pending.as_bytes();
             let Some(rel) = memchr::memchr(b'`', &bytes[cur..]) else {
-                let text = self.pending[cur..].to_owned();
-                self.emit_text(&text, floor, out);
+                self.emit_pending(cur..self.pending.len(), floor, out);
                 let len = self.pending.len();
                 self.keep_from(len);
                 return None;
             };
             let at = cur + rel;
             if at > cur {
-                let text = self.pending[cur..at].to_owned();
-                self.emit_text(&text, floor, out);
+                self.emit_pending(cur..at, floor, out);
             }
             let bytes = self.pending.as_bytes();
             let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
@@ -651,8 +665,7 @@ impl StreamDetector {
                 return None;
             }
             let closes = self.line_start && run >= ticks;
-            let text = self.pending[at..at + run].to_owned();
-            self.emit_text(&text, floor, out);
+            self.emit_pending(at..at + run, floor, out);
             cur = at + run;
             if closes {
                 self.mode = Mode::Text;
@@ -925,6 +938,16 @@ enum ProbeOutcome {
     NoMatch,
     NeedMore,
     Match(Box<dyn CallParser>, WireFormat),
+}
+
+/// Whether everything after the last newline of `s` is spaces or tabs (`before`:
+/// the same for what came before `s`).
+fn line_start_after(before: bool, s: &str) -> bool {
+    let blank = |t: &str| t.bytes().all(|b| b == b' ' || b == b'\t');
+    match memchr::memrchr(b'\n', s.as_bytes()) {
+        Some(p) => blank(&s[p + 1..]),
+        None => before && blank(s),
+    }
 }
 
 /// The largest char boundary at or below `i`.

@@ -87,18 +87,18 @@ impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
                         TokStatus::NeedMore => {
                             return Parsed::need_more(bytes.len());
                         }
-                        TokStatus::Stopped => {
+                        TokStatus::Stopped(n) => {
                             return match self.handler.verdict() {
                                 Some(Verdict::Invalid(m)) => {
-                                    Parsed::abandon(bytes.len(), DiagnosticKind::Invalid, m)
+                                    Parsed::abandon(i + n, DiagnosticKind::Invalid, m)
                                 }
                                 _ => Parsed::reject(),
                             };
                         }
-                        TokStatus::Invalid(_) => {
+                        TokStatus::Invalid(n) => {
                             if self.handler.started() {
                                 return Parsed::abandon(
-                                    bytes.len(),
+                                    i + n,
                                     DiagnosticKind::Invalid,
                                     "the call envelope is not valid json",
                                 );

@@ -66,8 +66,8 @@ pub(crate) enum TokStatus {
     Done(usize),
     /// The input is not JSON at this byte of the input.
     Invalid(usize),
-    /// The callback asked to stop.
-    Stopped,
+    /// The callback asked to stop; this many bytes of the input were consumed.
+    Stopped(usize),
 }
 
 /// Where the tokenizer is.
@@ -271,32 +271,35 @@ impl JsonTokenizer {
         match status {
             TokStatus::NeedMore => self.consumed += input.len(),
             TokStatus::Done(n) => self.consumed += n,
-            TokStatus::Invalid(_) | TokStatus::Stopped => {}
+            TokStatus::Invalid(_) | TokStatus::Stopped(_) => {}
         }
         status
     }
 
     fn run(&mut self, input: &str, on: &mut dyn FnMut(JsonEvent<'_>) -> Directive) -> TokStatus {
-        let mut stopped = false;
+        let stopped = std::cell::Cell::new(false);
         let mut on = |ev: JsonEvent<'_>| {
             let d = on(ev);
             if d == Directive::Stop {
-                stopped = true;
+                stopped.set(true);
             }
             d
         };
-        let status = self.run_inner(input, &mut on);
-        if stopped { TokStatus::Stopped } else { status }
+        self.run_inner(input, &mut on, &stopped)
     }
 
     fn run_inner(
         &mut self,
         input: &str,
         on: &mut dyn FnMut(JsonEvent<'_>) -> Directive,
+        stopped: &std::cell::Cell<bool>,
     ) -> TokStatus {
         let bytes = input.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
+            if stopped.get() {
+                return TokStatus::Stopped(i);
+            }
             let at = self.consumed + i;
             match self.state.0 {
                 State::Done => return TokStatus::Done(i),
@@ -442,6 +445,9 @@ impl JsonTokenizer {
                 },
             }
         }
+        if stopped.get() {
+            return TokStatus::Stopped(bytes.len());
+        }
         if self.state.0 == State::Done {
             return TokStatus::Done(bytes.len());
         }
@@ -462,7 +468,14 @@ impl JsonTokenizer {
                 self.buf.clear();
                 let res = self.decoder.decode(&input[start..], &mut self.buf);
                 match res {
-                    Err(e) => Err(start + e),
+                    Err(e) => {
+                        // What decoded before the bad escape was streamed by
+                        // a split feed too: emit it for split-invariance.
+                        if !self.buf.is_empty() {
+                            on(JsonEvent::RawChunk(&self.buf));
+                        }
+                        Err(start + e)
+                    }
                     Ok(None) => {
                         if !self.buf.is_empty() {
                             on(JsonEvent::RawChunk(&self.buf));

@@ -481,13 +481,15 @@ impl Entry {
     }
 
     fn end_param(&mut self, sink: &mut CallSink<'_>) {
-        let value = typed_value(&self.value, self.ty);
-        if self.ty == ParamType::String {
+        let value = if self.ty == ParamType::String {
             self.emit(sink, "\"");
+            Value::String(std::mem::take(&mut self.value))
         } else {
+            let value = typed_value(&self.value, self.ty);
             let text = value.to_string();
             self.emit(sink, &text);
-        }
+            value
+        };
         self.args.insert(std::mem::take(&mut self.param), value);
         self.value.clear();
     }

@@ -163,3 +163,32 @@ fn the_newline_between_a_call_and_a_fenced_envelope_is_a_separator() {
         expect("\n```rust\nfn x() {}\n```", &[("ls", json!({}), Xml)], &[]),
     );
 }
+
+#[test]
+fn unknown_entry_in_a_tool_calls_list_is_text_the_other_is_a_call() {
+    let bad = r#"{"id":"a","type":"function","function":{"name":"nope","arguments":"{}"}}"#;
+    let input = format!(
+        r#"{{"tool_calls":[{bad},{{"id":"b","type":"function","function":{{"name":"ls","arguments":"{{}}"}}}}]}}"#
+    );
+    check_calls(
+        &input,
+        expect(bad, &[("ls", json!({}), OpenAiFunction)], &[UnknownTool]),
+    );
+}
+
+#[test]
+fn unknown_qwen3_function_is_text() {
+    let input =
+        "<tool_call>\n<function=nope>\n<parameter=a>1</parameter>\n</function>\n</tool_call>";
+    check_calls(input, expect(input, &[], &[UnknownTool]));
+}
+
+#[test]
+fn unfinished_json_envelopes_come_back_as_text() {
+    for input in [
+        r#"{"type":"tool_use","id":"t","name":"ls","input":{"a":"#,
+        r#"{"tool_calls":[{"id":"c","type":"function","function":{"name":"ls","arguments":"{\"a"#,
+    ] {
+        check_calls(input, expect(input, &[], &[Unfinished]));
+    }
+}

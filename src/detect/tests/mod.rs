@@ -4,6 +4,7 @@
 mod contract;
 mod formats;
 mod props;
+mod regress;
 mod structured;
 
 use std::sync::Arc;

@@ -81,6 +81,21 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_character_soup_agrees(input in "[<>{}\\[\\]\"\\\\ \n:,a-z_/=`é😀]{0,80}", cut in cuts(200)) {
+        let (whole, regions) = run_pieces(&[&input], DetectConfig::default());
+        conserved(&input, &whole.text, &regions);
+        let pieces = split_at(&input, cut.into_iter().map(|c| c.min(input.len())).collect());
+        let (split, _) = run_pieces(&pieces, DetectConfig::default());
+        prop_assert_eq!(strip_ids(split), strip_ids(whole.clone()));
+        let (single, _) = run_pieces(&chars(&input), DetectConfig::default());
+        prop_assert_eq!(strip_ids(single), strip_ids(whole));
+    }
+}
+
 #[test]
 fn every_single_character_split_of_the_corpus_agrees() {
     for input in CORPUS {

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the detector fuzz targets (fuzz/, its own workspace) with libFuzzer
+# coverage on the stable toolchain (the flags cargo-fuzz passes with `-s none`),
+# then runs each target for SECONDS (default 60) from the seed corpus.
+# Usage: .ci/fuzz-detect.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+secs="${1:-60}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(detect_auto detect_xml detect_json_tool_use detect_open_ai_function detect_hermes detect_qwen3_coder detect_anthropic_invoke)
+fi
+triple="$(rustc -vV | sed -n 's/^host: //p')"
+export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+  -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+cargo build --release --target "$triple" --bins
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t" artifacts
+  "$CARGO_TARGET_DIR/$triple/release/$t" "corpus/$t" corpus/seed \
+    -max_total_time="$secs" -artifact_prefix=artifacts/ -print_final_stats=1 2>&1 | tail -n 12
+done
