@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::support::text_of;
 use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::json;
 use toolrouter::{BuiltinsConfig, Hub, JsonObject, ToolCall, WireFormat, register_builtins};
@@ -13,17 +14,6 @@ fn args(value: serde_json::Value) -> Option<JsonObject> {
         serde_json::Value::Object(map) => Some(map),
         _ => None,
     }
-}
-
-fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.text.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]

@@ -24,6 +24,7 @@ use toolrouter::{
     ClientPeer, Gateway, JsonObject, ToolContext, ToolError, ToolRegistry, ToolSource,
 };
 
+use crate::support::text_of;
 use crate::support::{self, ext};
 
 /// Generous guard against hangs; no test asserts on timing.
@@ -114,18 +115,6 @@ pub(crate) async fn call(
     arguments: Value,
 ) -> Result<CallToolResult, ToolError> {
     call_with(registry, name, arguments, ToolContext::new("call-1", name)).await
-}
-
-pub(crate) fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 pub(crate) async fn wait_for(

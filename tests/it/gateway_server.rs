@@ -20,10 +20,9 @@ use serde_json::json;
 use toolrouter::gateway::{StdioTransport, UpstreamConfig, UpstreamState, UpstreamTransport};
 use toolrouter::{Gateway, HttpOptions, Hub, ServerOptions, ToolCall, WireFormat, serve_http};
 
-use crate::gateway::{
-    EVERYTHING, HANG_GUARD, args, config, fixture, text_of, wait_for, wait_for_text,
-};
+use crate::gateway::{EVERYTHING, HANG_GUARD, args, config, fixture, wait_for, wait_for_text};
 use crate::support::ext;
+use crate::support::text_of;
 
 fn call_of(name: &str, arguments: serde_json::Value) -> ToolCall {
     ToolCall::new(

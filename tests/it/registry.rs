@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use crate::support::text_of;
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,17 +16,6 @@ use toolrouter::{
 
 fn schema(v: serde_json::Value) -> Arc<JsonObject> {
     Arc::new(v.as_object().cloned().expect("object schema"))
-}
-
-fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.text.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 struct Upper;

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::text_of;
 use rmcp::ServiceExt as _;
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
@@ -39,17 +40,6 @@ fn tool(name: &str) -> Tool {
         "test tool",
         Arc::new(object(json!({ "type": "object" }))),
     )
-}
-
-fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.text.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 async fn start(hub: &Hub) -> HttpServer {

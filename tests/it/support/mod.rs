@@ -7,6 +7,8 @@ pub mod ext;
 
 use std::path::PathBuf;
 
+use toolrouter::rmcp::model::{CallToolResult, ContentBlock};
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -20,4 +22,17 @@ pub fn shared_dir() -> PathBuf {
 /// The built `toolrouter` binary.
 pub fn toolrouter_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_toolrouter"))
+}
+
+/// The text blocks of a result, joined by newlines.
+pub fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
