@@ -177,7 +177,9 @@ pub async fn serve_http(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let mut router = axum::Router::new().route_service(MCP_PATH, service);
+    let mut router = axum::Router::new()
+        .route_service(MCP_PATH, service)
+        .layer(axum::middleware::from_fn(delete_answers_no_content));
     if let Some(token) = options.bearer_token.clone() {
         let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
         router = router.layer(axum::middleware::from_fn(
@@ -206,6 +208,19 @@ pub async fn serve_http(
         shutdown,
         task,
     })
+}
+
+/// rmcp answers a session's `DELETE` with `202 Accepted`; clients (the Python
+/// SDK among them) expect a plain success, `200` or `204`, and warn otherwise.
+/// The session is gone when the response is written, so say `204 No Content`.
+async fn delete_answers_no_content(req: Request, next: Next) -> Response {
+    let is_delete = req.method() == http::Method::DELETE;
+    let mut response = next.run(req).await;
+    if is_delete && response.status() == http::StatusCode::ACCEPTED {
+        *response.status_mut() = http::StatusCode::NO_CONTENT;
+        *response.body_mut() = axum::body::Body::empty();
+    }
+    response
 }
 
 async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
