@@ -9,12 +9,13 @@
 //! the 2025-11-25 protocol that clients speak today, so they are served.
 #![allow(deprecated)]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    LoggingLevel,
+    CallToolResult, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequiredResult,
+    InputResponses, LoggingLevel,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -37,6 +38,10 @@ pub trait ClientPeer: Send + Sync + 'static {
     ) -> Result<CreateMessageResult, ToolError>;
     /// Asks the user for input (`elicitation/create`).
     async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, ToolError>;
+    /// What the client said it supports, when known.
+    fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        None
+    }
 }
 
 /// Per-call context handed to every handler.
@@ -46,6 +51,36 @@ pub struct ToolContext {
     tool_name: String,
     cancel: CancellationToken,
     peer: Option<Arc<dyn ClientPeer>>,
+    input: Option<Arc<InputRound>>,
+}
+
+/// The multi-round (`input_required`, protocol 2026-07-28) state of one call:
+/// what the client answered, and what the handler asks for next.
+#[derive(Debug, Default)]
+struct InputRound {
+    responses: Option<InputResponses>,
+    request_state: Option<String>,
+    required: Mutex<Option<RoundEnd>>,
+}
+
+/// How a handler asked the server to end this round instead of with its result.
+#[derive(Debug, Clone)]
+pub(crate) enum RoundEnd {
+    /// Answer `resultType: "input_required"`.
+    InputRequired(InputRequiredResult),
+    /// Answer the protocol error for a capability the client did not declare.
+    MissingCapability(ClientCapabilities),
+}
+
+/// The user's answer to an elicitation, as a handler receives it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Elicitation {
+    /// The user submitted the form; the content matches the requested schema.
+    Accept(serde_json::Map<String, serde_json::Value>),
+    /// The user explicitly declined.
+    Decline,
+    /// The user dismissed the request without choosing.
+    Cancel,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -67,7 +102,96 @@ impl ToolContext {
             tool_name: tool_name.into(),
             cancel: CancellationToken::new(),
             peer: None,
+            input: None,
         }
+    }
+
+    /// Attaches the answers and state a client sent back after an
+    /// `input_required` result (protocol 2026-07-28 multi-round requests).
+    pub fn with_input_responses(
+        mut self,
+        responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Self {
+        self.input = Some(Arc::new(InputRound {
+            responses,
+            request_state,
+            required: Mutex::new(None),
+        }));
+        self
+    }
+
+    /// The client's answer to the input request named `key`, on a retried call.
+    pub fn input_response(&self, key: &str) -> Option<&serde_json::Value> {
+        self.input.as_ref()?.responses.as_ref()?.get(key)
+    }
+
+    /// The keys the client answered on a retried call, if it answered any.
+    pub fn input_response_keys(&self) -> Option<Vec<String>> {
+        let responses = self.input.as_ref()?.responses.as_ref()?;
+        (!responses.is_empty()).then(|| responses.keys().cloned().collect())
+    }
+
+    /// The opaque state echoed back by the client on a retried call.
+    pub fn request_state(&self) -> Option<&str> {
+        self.input.as_ref()?.request_state.as_deref()
+    }
+
+    /// Ends this round asking the client for input (`resultType:
+    /// "input_required"`); the client retries the call with the answers, which
+    /// [`input_response`](Self::input_response) then returns. Return the value
+    /// this gives from the handler. Only calls that came from an MCP client can
+    /// do this; elsewhere it is an error.
+    pub fn require_input(&self, request: InputRequiredResult) -> Result<CallToolResult, ToolError> {
+        let Some(round) = &self.input else {
+            return Err(ToolError::new(
+                "input_required results need an MCP client: this call has none",
+            ));
+        };
+        *round.required.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(RoundEnd::InputRequired(request));
+        Ok(CallToolResult::success(Vec::new()))
+    }
+
+    /// Checks that the client declared every capability set in `required`
+    /// (sampling, elicitation, roots). If it did not, the call fails; over MCP
+    /// the client gets the protocol's missing-capability error (-32021).
+    pub fn require_client_capabilities(
+        &self,
+        required: ClientCapabilities,
+    ) -> Result<(), ToolError> {
+        let declared = self.client_capabilities().unwrap_or_default();
+        let mut missing = Vec::new();
+        if required.sampling.is_some() && declared.sampling.is_none() {
+            missing.push("sampling");
+        }
+        if required.elicitation.is_some() && declared.elicitation.is_none() {
+            missing.push("elicitation");
+        }
+        if required.roots.is_some() && declared.roots.is_none() {
+            missing.push("roots");
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if let Some(round) = &self.input {
+            *round.required.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(RoundEnd::MissingCapability(required));
+        }
+        Err(ToolError::new(format!(
+            "the client did not declare the {} capability this tool needs",
+            missing.join(" and ")
+        )))
+    }
+
+    /// Takes how the handler asked to end this round, if it did.
+    pub(crate) fn take_round_end(&self) -> Option<RoundEnd> {
+        let round = self.input.as_ref()?;
+        round
+            .required
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     /// Uses `cancel` as this call's cancellation token.
@@ -107,6 +231,12 @@ impl ToolContext {
         self.cancel.cancelled().await
     }
 
+    /// What the calling client supports (sampling, elicitation, roots), when
+    /// the call came from an MCP client that said so.
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        self.peer.as_ref()?.client_capabilities()
+    }
+
     /// The attached client, if any.
     pub fn peer(&self) -> Option<&Arc<dyn ClientPeer>> {
         self.peer.as_ref()
@@ -138,6 +268,58 @@ impl ToolContext {
             None => Err(ToolError::new(
                 "sampling is unavailable: no MCP client is attached to this call",
             )),
+        }
+    }
+
+    /// Asks the user to fill a form: `schema` must be the restricted flat
+    /// object schema of MCP elicitation (primitive properties only); it is
+    /// checked before anything is sent. Accepted content is checked against it.
+    pub async fn elicit_form(
+        &self,
+        message: impl Into<String>,
+        schema: serde_json::Value,
+    ) -> Result<Elicitation, ToolError> {
+        let checked: ElicitationSchema = serde_json::from_value(schema.clone()).map_err(|e| {
+            ToolError::new(format!(
+                "invalid elicitation schema (MCP allows a flat object of string, number, integer, boolean and enum properties): {e}"
+            ))
+        })?;
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message.into(),
+            requested_schema: checked,
+        };
+        let result = self.elicit(params).await?;
+        match result.action {
+            ElicitationAction::Decline => Ok(Elicitation::Decline),
+            ElicitationAction::Cancel => Ok(Elicitation::Cancel),
+            ElicitationAction::Accept => {
+                let content = match result.content {
+                    Some(serde_json::Value::Object(map)) => map,
+                    None => serde_json::Map::new(),
+                    Some(other) => {
+                        return Err(ToolError::new(format!(
+                            "the client accepted the elicitation with non-object content: {other}"
+                        )));
+                    }
+                };
+                let schema = match schema {
+                    serde_json::Value::Object(map) => map,
+                    _ => serde_json::Map::new(),
+                };
+                let validator = crate::registry::ArgumentValidator::compile(&schema)
+                    .map_err(|e| ToolError::new(format!("invalid elicitation schema: {e}")))?;
+                let (content, verdict) = validator.validate(content);
+                verdict.map_err(|e| {
+                    ToolError::new(format!(
+                        "the client's elicitation answer does not match the schema: {e}"
+                    ))
+                })?;
+                Ok(Elicitation::Accept(content))
+            }
+            other => Err(ToolError::new(format!(
+                "unsupported elicitation action {other:?}"
+            ))),
         }
     }
 

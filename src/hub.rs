@@ -1,9 +1,14 @@
-//! `Hub`: the one entry point that owns the registry (and, as later layers land,
-//! the executor and the embedded server).
+//! `Hub`: the one entry point that owns the registries (tools, resources,
+//! prompts) and the executor every call goes through.
 
 use std::sync::{Arc, OnceLock};
 
+use rmcp::model::CallToolResult;
+
+use crate::core::ToolCall;
+use crate::exec::{Executor, ExecutorConfig};
 use crate::registry::ToolRegistry;
+use crate::server::{PromptRegistry, ResourceRegistry};
 
 /// The process-wide or embedded tool hub. Cheap to clone: clones share state.
 #[derive(Debug, Clone)]
@@ -14,12 +19,18 @@ pub struct Hub {
 #[derive(Debug)]
 struct HubInner {
     registry: Arc<ToolRegistry>,
+    resources: Arc<ResourceRegistry>,
+    prompts: Arc<PromptRegistry>,
+    executor: Executor,
 }
 
 /// Configures a [`Hub`].
 #[derive(Debug, Default)]
 pub struct HubBuilder {
     registry: Option<Arc<ToolRegistry>>,
+    resources: Option<Arc<ResourceRegistry>>,
+    prompts: Option<Arc<PromptRegistry>>,
+    executor: ExecutorConfig,
 }
 
 impl HubBuilder {
@@ -29,11 +40,34 @@ impl HubBuilder {
         self
     }
 
+    /// Uses an existing resource registry.
+    pub fn resources(mut self, resources: Arc<ResourceRegistry>) -> Self {
+        self.resources = Some(resources);
+        self
+    }
+
+    /// Uses an existing prompt registry.
+    pub fn prompts(mut self, prompts: Arc<PromptRegistry>) -> Self {
+        self.prompts = Some(prompts);
+        self
+    }
+
+    /// Sets the executor's limits (default timeout, concurrency).
+    pub fn executor_config(mut self, config: ExecutorConfig) -> Self {
+        self.executor = config;
+        self
+    }
+
     /// Builds the hub.
     pub fn build(self) -> Hub {
+        let registry = self.registry.unwrap_or_default();
+        let executor = Executor::new(registry.clone(), self.executor);
         Hub {
             inner: Arc::new(HubInner {
-                registry: self.registry.unwrap_or_default(),
+                registry,
+                resources: self.resources.unwrap_or_default(),
+                prompts: self.prompts.unwrap_or_default(),
+                executor,
             }),
         }
     }
@@ -52,7 +86,7 @@ impl Hub {
         GLOBAL.get_or_init(Hub::new)
     }
 
-    /// A new, isolated hub with an empty registry.
+    /// A new, isolated hub with empty registries.
     pub fn new() -> Self {
         HubBuilder::default().build()
     }
@@ -65,6 +99,26 @@ impl Hub {
     /// The tool registry.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.inner.registry
+    }
+
+    /// The resources served over MCP.
+    pub fn resources(&self) -> &Arc<ResourceRegistry> {
+        &self.inner.resources
+    }
+
+    /// The prompts served over MCP.
+    pub fn prompts(&self) -> &Arc<PromptRegistry> {
+        &self.inner.prompts
+    }
+
+    /// The executor every call goes through.
+    pub fn executor(&self) -> &Executor {
+        &self.inner.executor
+    }
+
+    /// Runs a call found in a model stream (see [`Executor::execute`]).
+    pub async fn execute(&self, call: &ToolCall) -> CallToolResult {
+        self.inner.executor.execute(call).await
     }
 
     /// Whether two handles share the same hub.

@@ -13,18 +13,26 @@ mod context;
 pub mod convert;
 pub mod core;
 pub mod detect;
+pub mod exec;
 mod hub;
 pub mod registry;
+pub mod server;
 
 pub use crate::core::{
     DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ParamType, ToolCall, ToolCatalog,
     ToolShape, WireFormat, new_call_id,
 };
 pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_builtins};
-pub use context::{ClientPeer, ToolContext};
+pub use context::{ClientPeer, Elicitation, ToolContext};
+pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
+pub use exec::{ExecError, Executor, ExecutorConfig};
 pub use hub::{Hub, HubBuilder};
 pub use registry::{
     RegisteredTool, RegistryChange, RegistryError, ToolError, ToolHandler, ToolPage, ToolRegistry,
     ToolSource, TypedToolBuilder, validate_tool_name,
 };
 pub use rmcp;
+pub use server::{
+    HttpOptions, HttpServer, McpServer, PromptRegistry, ResourceRegistry, ServeError,
+    ServerOptions, serve_http, serve_stdio,
+};

@@ -18,6 +18,8 @@ struct Cli {
 enum Command {
     /// List the registered tools and print their declaration in every dialect.
     Tools(cli::tools::ToolsArgs),
+    /// Serve the tools as an MCP server over stdio or Streamable HTTP.
+    Serve(cli::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Tools(args) => cli::tools::run(args),
+        Command::Serve(args) => cli::serve::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

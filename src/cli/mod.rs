@@ -1,3 +1,4 @@
 //! Subcommands of the `toolrouter` binary, one module each.
 
+pub(crate) mod serve;
 pub(crate) mod tools;

@@ -1,1 +1,50 @@
-//! Converters between the neutral types and each provider's dialect.
+//! Converters between the neutral types (rmcp's `Tool`, `CallToolResult`, and
+//! [`ToolCall`](crate::ToolCall)) and each provider's dialect, one module per dialect.
+//!
+//! Every function is pure: it reads its input and returns JSON values or text,
+//! never does I/O and never panics on odd input. Rules: `docs/converters.md`.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolrouter::convert::{Dialect, anthropic};
+//! use toolrouter::rmcp::model::{CallToolResult, ContentBlock, Tool};
+//! use toolrouter::{ToolCall, WireFormat};
+//!
+//! let tool: Tool = serde_json::from_value(json!({
+//!     "name": "read_file",
+//!     "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}
+//! }))
+//! .unwrap();
+//! let declared = anthropic::tools(std::slice::from_ref(&tool));
+//! assert_eq!(declared[0]["input_schema"]["properties"]["path"]["type"], "string");
+//! let gemini = Dialect::Gemini.declare(&[tool]);
+//! assert_eq!(gemini.value[0]["functionDeclarations"][0]["parameters"]["type"], "OBJECT");
+//!
+//! let call = ToolCall::new("toolu_1", "read_file", None, WireFormat::Anthropic);
+//! let result = CallToolResult::error(vec![ContentBlock::text("no such file")]);
+//! let block = anthropic::tool_result_block(&call, &result);
+//! assert_eq!(block["is_error"], true);
+//! ```
+
+pub mod anthropic;
+pub mod bedrock;
+mod content;
+mod dialect;
+pub mod gemini;
+mod gemini_schema;
+pub mod mcp;
+mod note;
+pub mod ollama;
+pub mod openai_chat;
+pub mod openai_responses;
+mod openai_strict;
+mod schema;
+pub mod xml_text;
+
+#[cfg(test)]
+mod tests;
+
+pub use dialect::{Dialect, UnknownDialect};
+pub use gemini_schema::gemini_schema;
+pub use note::{ConversionNote, Declarations, NoteKind};
+pub use openai_strict::{StrictSchema, restore_optional_nulls, strict_schema};

@@ -1,0 +1,167 @@
+//! `Dialect`: the provider dialects a conversation can be answered in, and one
+//! entry point per conversion direction that dispatches to the dialect modules.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rmcp::model::{CallToolResult, Tool};
+use serde_json::{Value, json};
+
+use super::note::Declarations;
+use super::{anthropic, bedrock, gemini, ollama, openai_chat, openai_responses, xml_text};
+use crate::core::{ToolCall, WireFormat};
+
+/// A provider dialect of tool declarations, calls and results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// OpenAI Chat Completions.
+    OpenAiChat,
+    /// OpenAI Responses.
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini / Vertex AI `generateContent`.
+    Gemini,
+    /// Amazon Bedrock Converse.
+    Bedrock,
+    /// Ollama `/api/chat`.
+    Ollama,
+    /// Text-only endpoints: the XML tag format taught in the system prompt.
+    XmlText,
+}
+
+/// The error of parsing a [`Dialect`] from a string that names none.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown dialect `{0}` (expected one of: open_ai_chat, open_ai_responses, anthropic, gemini, bedrock, ollama, xml_text)"
+)]
+pub struct UnknownDialect(pub String);
+
+impl Dialect {
+    /// Every dialect, in declaration order.
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::OpenAiChat,
+        Dialect::OpenAiResponses,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Bedrock,
+        Dialect::Ollama,
+        Dialect::XmlText,
+    ];
+
+    /// The stable snake_case name (the same as [`WireFormat`]'s where they overlap).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::OpenAiChat => "open_ai_chat",
+            Dialect::OpenAiResponses => "open_ai_responses",
+            Dialect::Anthropic => "anthropic",
+            Dialect::Gemini => "gemini",
+            Dialect::Bedrock => "bedrock",
+            Dialect::Ollama => "ollama",
+            Dialect::XmlText => "xml_text",
+        }
+    }
+
+    /// The dialect to answer a call found in `format` in: a structured format's
+    /// own provider, and [`Dialect::XmlText`] for every text-embedded format.
+    pub fn for_format(format: WireFormat) -> Dialect {
+        match format {
+            WireFormat::OpenAiChat => Dialect::OpenAiChat,
+            WireFormat::OpenAiResponses => Dialect::OpenAiResponses,
+            WireFormat::Anthropic => Dialect::Anthropic,
+            WireFormat::Gemini => Dialect::Gemini,
+            WireFormat::Bedrock => Dialect::Bedrock,
+            WireFormat::Ollama => Dialect::Ollama,
+            _ => Dialect::XmlText,
+        }
+    }
+
+    /// The tool declarations: the `tools` array for every dialect (Gemini's
+    /// holds one `functionDeclarations` entry), the system-prompt section as a
+    /// JSON string for [`Dialect::XmlText`].
+    pub fn declare(self, tools: &[Tool]) -> Declarations {
+        let value = match self {
+            Dialect::OpenAiChat => openai_chat::tools(tools),
+            Dialect::OpenAiResponses => openai_responses::tools(tools),
+            Dialect::Anthropic => anthropic::tools(tools),
+            Dialect::Gemini => return gemini::tools(tools),
+            Dialect::Bedrock => bedrock::tools(tools),
+            Dialect::Ollama => ollama::tools(tools),
+            Dialect::XmlText => Value::String(xml_text::system_prompt(tools)),
+        };
+        Declarations {
+            value,
+            notes: Vec::new(),
+        }
+    }
+
+    /// The assistant's turn that carried `calls` after `text`, as the messages
+    /// (or Responses input items) to replay before the results.
+    pub fn assistant_turn(self, text: &str, calls: &[ToolCall]) -> Vec<Value> {
+        match self {
+            Dialect::OpenAiChat => vec![openai_chat::assistant_message(text, calls)],
+            Dialect::OpenAiResponses => openai_responses::assistant_items(text, calls),
+            Dialect::Anthropic => vec![anthropic::assistant_message(text, calls)],
+            Dialect::Gemini => vec![gemini::model_content(text, calls)],
+            Dialect::Bedrock => vec![bedrock::assistant_message(text, calls)],
+            Dialect::Ollama => vec![ollama::assistant_message(text, calls)],
+            Dialect::XmlText => vec![json!({
+                "role": "assistant",
+                "content": xml_text::assistant_text(text, calls),
+            })],
+        }
+    }
+
+    /// The messages (or Responses input items) that carry the results, in call
+    /// order: one message per result where the dialect answers each call on its
+    /// own (OpenAI Chat, Ollama, Responses items), else one `user` message
+    /// holding all of them. No results give no messages.
+    pub fn result_messages(self, results: &[(&ToolCall, &CallToolResult)]) -> Vec<Value> {
+        if results.is_empty() {
+            return Vec::new();
+        }
+        let each = |f: fn(&ToolCall, &CallToolResult) -> Value| -> Vec<Value> {
+            results.iter().map(|(c, r)| f(c, r)).collect()
+        };
+        match self {
+            Dialect::OpenAiChat => each(openai_chat::tool_message),
+            Dialect::OpenAiResponses => each(openai_responses::function_call_output),
+            Dialect::Ollama => each(ollama::tool_message),
+            Dialect::Anthropic => {
+                vec![json!({"role": "user", "content": each(anthropic::tool_result_block)})]
+            }
+            Dialect::Bedrock => {
+                vec![json!({"role": "user", "content": each(bedrock::tool_result_block)})]
+            }
+            Dialect::Gemini => {
+                vec![json!({"role": "user", "parts": each(gemini::function_response_part)})]
+            }
+            Dialect::XmlText => {
+                let texts: Vec<String> = results
+                    .iter()
+                    .map(|(c, r)| xml_text::result_text(c, r))
+                    .collect();
+                vec![json!({"role": "user", "content": texts.join("\n\n")})]
+            }
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Dialect::ALL
+            .iter()
+            .copied()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}

@@ -1,0 +1,231 @@
+//! Streamable HTTP transport: rmcp's `StreamableHttpService` on axum, endpoint
+//! `/mcp`, loopback by default, DNS-rebinding protection (`Host` and `Origin`
+//! checks), an optional bearer token, and `TCP_NODELAY` on every accepted socket.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::error::ServeError;
+use super::handler::{McpServer, ServerOptions, Shared};
+use crate::hub::Hub;
+
+/// The MCP endpoint path.
+pub const MCP_PATH: &str = "/mcp";
+
+/// How to serve Streamable HTTP.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// The address to bind (port 0 picks a free port).
+    pub bind: SocketAddr,
+    /// Required `Authorization: Bearer` token, if any.
+    pub bearer_token: Option<String>,
+    /// Allows binding a non-loopback address.
+    pub allow_remote: bool,
+    /// Extra `Host` names accepted besides the loopback names and the bound
+    /// address (needed behind a proxy or for a remote bind).
+    pub extra_hosts: Vec<String>,
+    /// Extra browser origins accepted besides loopback ones
+    /// (`https://app.example.com:443`).
+    pub extra_origins: Vec<String>,
+    /// Answers plain request/response calls with `application/json` instead
+    /// of an SSE stream (stateless mode only; sessions always use SSE).
+    pub json_response: bool,
+    /// Keeps a session per client (`Mcp-Session-Id`); off means every request
+    /// stands alone.
+    pub sessions: bool,
+}
+
+impl HttpOptions {
+    /// Options for `bind`, with sessions on and no token.
+    pub fn new(bind: SocketAddr) -> Self {
+        Self {
+            bind,
+            bearer_token: None,
+            allow_remote: false,
+            extra_hosts: Vec::new(),
+            extra_origins: Vec::new(),
+            json_response: false,
+            sessions: true,
+        }
+    }
+
+    /// Requires this bearer token on every request.
+    pub fn with_bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Allows a non-loopback bind.
+    pub fn allow_remote(mut self, allow: bool) -> Self {
+        self.allow_remote = allow;
+        self
+    }
+
+    /// Turns sessions on or off.
+    pub fn with_sessions(mut self, sessions: bool) -> Self {
+        self.sessions = sessions;
+        self
+    }
+
+    /// Prefers JSON replies in stateless mode.
+    pub fn with_json_response(mut self, json: bool) -> Self {
+        self.json_response = json;
+        self
+    }
+}
+
+/// A running Streamable HTTP server. Dropping it does not stop it; call
+/// [`shutdown`](Self::shutdown).
+#[derive(Debug)]
+pub struct HttpServer {
+    local_addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: JoinHandle<Result<(), ServeError>>,
+}
+
+impl HttpServer {
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The MCP endpoint URL (`http://127.0.0.1:PORT/mcp`).
+    pub fn url(&self) -> String {
+        format!("http://{}{MCP_PATH}", self.local_addr)
+    }
+
+    /// Stops accepting, ends every session, and waits for the server to stop.
+    pub async fn shutdown(self) -> Result<(), ServeError> {
+        self.shutdown.cancel();
+        self.wait().await
+    }
+
+    /// Waits until the server stops (on its own, it runs until shut down).
+    pub async fn wait(self) -> Result<(), ServeError> {
+        match self.task.await {
+            Ok(result) => result,
+            Err(e) => Err(ServeError::Io(std::io::Error::other(e.to_string()))),
+        }
+    }
+
+    /// A token that stops the server when cancelled.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+}
+
+/// Binds and serves `hub` over Streamable HTTP at `/mcp`.
+pub async fn serve_http(
+    hub: Hub,
+    server: ServerOptions,
+    options: HttpOptions,
+) -> Result<HttpServer, ServeError> {
+    let ip = options.bind.ip();
+    if !ip.is_loopback() {
+        if !options.allow_remote {
+            return Err(ServeError::RemoteBindRefused(options.bind));
+        }
+        tracing::warn!(
+            addr = %options.bind,
+            "serving MCP on a non-loopback address: anyone who can reach it can run tools{}",
+            if options.bearer_token.is_some() { "" } else { " (and no bearer token is set)" }
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(options.bind)
+        .await
+        .map_err(ServeError::Io)?;
+    let local_addr = listener.local_addr().map_err(ServeError::Io)?;
+    let shutdown = CancellationToken::new();
+
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    if !ip.is_loopback() && !ip.is_unspecified() {
+        hosts.push(ip.to_string());
+    }
+    hosts.extend(options.extra_hosts.iter().cloned());
+    let mut origins: Vec<String> = vec![
+        "http://localhost:*".into(),
+        "http://127.0.0.1:*".into(),
+        "http://[::1]:*".into(),
+    ];
+    origins.extend(options.extra_origins.iter().cloned());
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+        .with_legacy_session_mode(options.sessions)
+        .with_json_response(options.json_response)
+        .with_sse_keep_alive(Some(Duration::from_secs(15)))
+        .with_cancellation_token(shutdown.child_token());
+    if ip.is_unspecified() {
+        // Bound to every interface: the Host a client uses is not known here.
+        config = config.disable_allowed_hosts();
+    }
+    let shared = Shared::new(server);
+    let service = StreamableHttpService::new(
+        move || Ok(McpServer::with_shared(hub.clone(), shared.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let mut router = axum::Router::new().route_service(MCP_PATH, service);
+    if let Some(token) = options.bearer_token.clone() {
+        let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
+        router = router.layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| {
+                let expected = expected.clone();
+                async move { check_bearer(&expected, req, next).await }
+            },
+        ));
+    }
+    let listener = listener.tap_io(|tcp| {
+        // Without this an SSE reply written in pieces waits ~40 ms for the
+        // client's delayed ACK (Nagle).
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
+    let stop = shutdown.clone();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move { stop.cancelled().await })
+            .await
+            .map_err(ServeError::Io)
+    });
+    Ok(HttpServer {
+        local_addr,
+        shutdown,
+        task,
+    })
+}
+
+async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
+    let given = req
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+        next.run(req).await
+    } else {
+        (
+            http::StatusCode::UNAUTHORIZED,
+            [(http::header::WWW_AUTHENTICATE, "Bearer")],
+            "missing or wrong bearer token",
+        )
+            .into_response()
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

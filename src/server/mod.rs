@@ -1,0 +1,19 @@
+//! The embedded MCP server: an rmcp `ServerHandler` over a [`Hub`](crate::Hub)
+//! ([`McpServer`]), the resource and prompt registries it serves, and the stdio
+//! and Streamable HTTP transports.
+
+mod error;
+mod handler;
+mod http;
+mod peer;
+mod prompts;
+mod resources;
+mod state;
+mod stdio;
+
+pub use error::ServeError;
+pub use handler::{McpServer, ServerOptions};
+pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
+pub use prompts::{PromptArguments, PromptError, PromptRegistry, PromptRequest};
+pub use resources::{ResourceChange, ResourceError, ResourceRegistry, UriVariables};
+pub use stdio::{serve_io, serve_stdio};
