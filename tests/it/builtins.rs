@@ -806,3 +806,62 @@ async fn special_files_are_refused_rather_than_blocking() {
         "a.txt:3: gamma"
     );
 }
+
+/// The text of a result's single text block.
+fn result_text(result: &rmcp::model::CallToolResult) -> String {
+    assert_eq!(result.content.len(), 1);
+    result.content[0].as_text().unwrap().text.clone()
+}
+
+#[tokio::test]
+async fn through_the_executor_schemas_and_errors_hold() {
+    use std::sync::Arc;
+    use toolrouter::{Executor, ExecutorConfig, ToolCall, WireFormat};
+
+    let fx = fixture();
+    let registry = Arc::new(fx.registry);
+    let executor = Executor::new(registry, ExecutorConfig::default());
+    let run = |name: &str, arguments: Value| {
+        ToolCall::new(
+            "call-1",
+            name,
+            Some(args(arguments)),
+            WireFormat::OpenAiChat,
+        )
+    };
+
+    let ok = executor
+        .execute(&run("calculate", json!({"expression": "(12+5)*3"})))
+        .await;
+    assert_ne!(ok.is_error, Some(true));
+    assert_eq!(result_text(&ok), "51");
+    assert_eq!(ok.structured_content, Some(json!({"result": 51})));
+
+    let div = executor
+        .execute(&run("calculate", json!({"expression": "1/0"})))
+        .await;
+    assert_eq!(div.is_error, Some(true));
+    assert_eq!(result_text(&div), "division by zero at position 2");
+
+    // The input schemas do the first line of checking: line numbers start at 1,
+    // and no argument outside the schema gets through.
+    for bad in [
+        json!({"path": "a.txt", "start_line": 0}),
+        json!({"path": "a.txt", "lines": "1-2"}),
+        json!({}),
+    ] {
+        let result = executor.execute(&run("read_file", bad.clone())).await;
+        assert_eq!(result.is_error, Some(true), "{bad}");
+        let text = result_text(&result);
+        assert!(
+            text.starts_with("invalid arguments for tool `read_file`"),
+            "{text}"
+        );
+    }
+
+    let escape = executor
+        .execute(&run("read_file", json!({"path": "../secret.txt"})))
+        .await;
+    assert_eq!(escape.is_error, Some(true));
+    assert!(result_text(&escape).contains("is outside the workspace root"));
+}
