@@ -164,7 +164,7 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
         }
 
         let started = Instant::now();
-        let mut events = router.route(found.wire, Box::pin(response.bytes_stream()));
+        let mut events = router.route(found.wire, response.bytes_stream());
         let mut outcome = TurnOutcome::new();
         let mut stream_error = None;
         while let Some(event) = events.next().await {

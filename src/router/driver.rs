@@ -76,7 +76,7 @@ impl Router {
     /// the calls still running.
     pub fn route<S, B, E>(&self, wire: Wire, bytes: S) -> RouteStream
     where
-        S: Stream<Item = Result<B, E>> + Send + Unpin + 'static,
+        S: Stream<Item = Result<B, E>> + Send + 'static,
         B: AsRef<[u8]> + Send + 'static,
         E: Display + Send + 'static,
     {
@@ -91,7 +91,7 @@ impl Router {
     /// Routes one response to its end and collects the outcome (all results in).
     pub async fn route_to_end<S, B, E>(&self, wire: Wire, bytes: S) -> TurnOutcome
     where
-        S: Stream<Item = Result<B, E>> + Send + Unpin + 'static,
+        S: Stream<Item = Result<B, E>> + Send + 'static,
         B: AsRef<[u8]> + Send + 'static,
         E: Display + Send + 'static,
     {
@@ -137,13 +137,14 @@ async fn drive<S, B, E>(
     mut session: RouteSession,
     hub: Hub,
     execute: bool,
-    mut bytes: S,
+    bytes: S,
     tx: mpsc::Sender<RouteEvent>,
 ) where
-    S: Stream<Item = Result<B, E>> + Send + Unpin + 'static,
+    S: Stream<Item = Result<B, E>> + Send + 'static,
     B: AsRef<[u8]> + Send,
     E: Display + Send,
 {
+    let mut bytes = std::pin::pin!(bytes);
     let mut running: JoinSet<Finished> = JoinSet::new();
     let mut in_flight: HashMap<tokio::task::Id, (usize, String, String)> = HashMap::new();
     let mut events = Vec::new();
