@@ -234,3 +234,42 @@ async fn follow_up_messages_carry_the_calls_and_results_in_the_dialect() {
     assert_eq!(messages[2]["tool_call_id"], "call_A");
     assert_eq!(messages[2]["content"], r#"get_weather:{"city":"Paris"}"#);
 }
+
+#[test]
+fn markup_in_thinking_text_is_never_a_call() {
+    let hub = hub_with_echo();
+    let call = r#"<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>"#;
+    let stream = format!(
+        concat!(
+            "event: content_block_start\n",
+            "data: {{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{{\"type\":\"thinking\",\"thinking\":\"\"}}}}\n\n",
+            "event: content_block_delta\n",
+            "data: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"thinking_delta\",\"thinking\":\"maybe {call}\"}}}}\n\n",
+            "event: content_block_stop\n",
+            "data: {{\"type\":\"content_block_stop\",\"index\":0}}\n\n",
+            "event: content_block_start\n",
+            "data: {{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n",
+            "event: content_block_delta\n",
+            "data: {{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{{\"type\":\"text_delta\",\"text\":\"No call needed.\"}}}}\n\n",
+            "event: content_block_stop\n",
+            "data: {{\"type\":\"content_block_stop\",\"index\":1}}\n\n",
+            "event: message_delta\n",
+            "data: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"end_turn\"}}}}\n\n",
+        ),
+        call = call
+    );
+    let mut session = hub.router().session(Wire::Anthropic);
+    let mut events = Vec::new();
+    for piece in stream.as_bytes().chunks(11) {
+        session.feed(piece, &mut events);
+    }
+    session.finish(&mut events);
+    let outcome = TurnOutcome::from_events(&events);
+    assert!(outcome.calls.is_empty(), "{:?}", outcome.calls);
+    assert_eq!(outcome.text, "No call needed.");
+    assert_eq!(
+        outcome.reasoning,
+        r#"maybe <tool_call>{"name":"get_time","arguments":{}}</tool_call>"#
+    );
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+}
