@@ -281,7 +281,7 @@ impl StreamDetector {
             out.push(malformed(DiagnosticKind::LimitExceeded, message, call));
             return;
         }
-        let arguments = if call.args.trim().is_empty() {
+        let arguments = if super::json_call::is_json_whitespace(&call.args) {
             out.push(DetectEvent::ArgsDelta {
                 index: call.index,
                 fragment: "{}".to_owned(),

@@ -197,7 +197,7 @@ impl ArgsCapture {
         };
         match self.kind {
             None => empty(sink),
-            Some(ValueKind::Object | ValueKind::String) if self.text.trim().is_empty() => {
+            Some(ValueKind::Object | ValueKind::String) if is_json_whitespace(&self.text) => {
                 empty(sink)
             }
             Some(ValueKind::Scalar) if self.text == "null" => empty(sink),
@@ -210,6 +210,13 @@ impl ArgsCapture {
             )),
         }
     }
+}
+
+/// Whether `s` is empty or only JSON whitespace (space, tab, LF, CR). Not
+/// `str::trim`: that also strips characters such as U+000B, which are not JSON
+/// whitespace, so streamed fragments followed by `{}` would not be JSON.
+pub(crate) fn is_json_whitespace(s: &str) -> bool {
+    s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
 /// Reads `{` ws* `"KEY"` at the start of `input`: the first key of an object.

@@ -61,3 +61,48 @@ fn fuzz_crash_4() {
         DetectConfig::only(WireFormat::JsonToolUse),
     );
 }
+
+/// Found by the hermes fuzz target in a 10-minute run: an `arguments` string
+/// holding only whitespace, some of it not JSON whitespace (U+000B), was taken
+/// as "no arguments" (`{}`) after its characters had already been streamed as
+/// argument deltas, so the deltas were not the arguments' JSON.
+#[test]
+fn fuzz_crash_5_arguments_of_non_json_whitespace() {
+    let input = "<tool_call>{\"name\":\"ls\",\"arguments\":\"\\t\u{b}\\t\"}</tool_call>";
+    let (whole, regions) = run_pieces(&[input], DetectConfig::default());
+    conserved(input, &whole.text, &regions);
+    assert!(whole.calls.is_empty(), "{:?}", whole.calls);
+    assert_eq!(whole.malformed, [DiagnosticKind::Invalid]);
+    assert_eq!(whole.text, input, "the markup comes back as text");
+    for step in [1, 3, 7] {
+        agree(input, step);
+    }
+    let data = include_bytes!("fuzz_crash_5.bin");
+    let found = String::from_utf8_lossy(&data[1..]);
+    agree(&found, usize::from(data[0] % 17) + 1);
+    // JSON whitespace alone still means "no arguments".
+    let blank = "<tool_call>{\"name\":\"ls\",\"arguments\":\" \\t \"}</tool_call>";
+    let (out, _) = run_pieces(&[blank], DetectConfig::default());
+    assert_eq!(out.calls.len(), 1);
+    assert_eq!(out.calls[0].1, serde_json::json!({}));
+}
+
+#[test]
+fn structured_arguments_of_non_json_whitespace_are_invalid() {
+    let mut detector = StreamDetector::new(catalog(), DetectConfig::default());
+    let mut events = Vec::new();
+    detector.structured_start(0, Some("call_1"), "ls", WireFormat::OpenAiChat, &mut events);
+    detector.structured_args(0, "\u{b}", &mut events);
+    detector.structured_end(0, &mut events);
+    let out = outcome(&events);
+    assert!(out.calls.is_empty());
+    assert_eq!(out.malformed, [DiagnosticKind::Invalid]);
+
+    let mut events = Vec::new();
+    detector.structured_start(1, Some("call_2"), "ls", WireFormat::OpenAiChat, &mut events);
+    detector.structured_args(1, " \n", &mut events);
+    detector.structured_end(1, &mut events);
+    let out = outcome(&events);
+    assert_eq!(out.calls.len(), 1, "JSON whitespace means no arguments");
+    assert_eq!(out.deltas, [" \n{}"]);
+}
