@@ -106,3 +106,13 @@ fn structured_arguments_of_non_json_whitespace_are_invalid() {
     assert_eq!(out.calls.len(), 1, "JSON whitespace means no arguments");
     assert_eq!(out.deltas, [" \n{}"]);
 }
+
+/// Found by the json_tool_use fuzz target in the same 10-minute runs, before the
+/// fix above.
+#[test]
+fn fuzz_crash_6() {
+    let data = include_bytes!("fuzz_crash_6.bin");
+    let input = String::from_utf8_lossy(&data[1..]);
+    agree(&input, usize::from(data[0] % 17) + 1);
+    agree(&input, 1);
+}
