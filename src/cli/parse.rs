@@ -6,7 +6,7 @@
 //! See docs/formats.md for the format of both.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
@@ -120,29 +120,10 @@ fn summarize(events: &[DetectEvent]) -> Value {
     json!({"text": text, "calls": calls, "malformed": malformed})
 }
 
-fn load_tools(path: &PathBuf) -> Result<ToolCatalog, String> {
-    let raw = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let value: Value =
-        serde_json::from_str(&raw).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
-    let entries = match &value {
-        Value::Array(a) => a.as_slice(),
-        Value::Object(o) => match o.get("tools") {
-            Some(Value::Array(a)) => a.as_slice(),
-            _ => {
-                return Err(format!(
-                    "{}: expected a JSON array of tools",
-                    path.display()
-                ));
-            }
-        },
-        _ => {
-            return Err(format!(
-                "{}: expected a JSON array of tools",
-                path.display()
-            ));
-        }
-    };
+fn load_tools(path: &Path) -> Result<ToolCatalog, String> {
+    // Names are not held to the registry's rule here: a captured stream may
+    // call tools another server named freely.
+    let entries = super::setup::read_tool_entries(path)?;
     let empty = JsonObject::new();
     let mut catalog = ToolCatalog::new();
     for (i, entry) in entries.iter().enumerate() {

@@ -114,25 +114,30 @@ impl ToolSetup {
 
 /// Reads MCP `tools/list` entries: an array, or an object with a `tools` array.
 pub(crate) fn read_tools(path: &Path) -> Result<Vec<Tool>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    let entries = match &value {
-        Value::Array(entries) => entries,
-        Value::Object(map) => match map.get("tools") {
-            Some(Value::Array(entries)) => entries,
-            _ => return Err(format!("{}: expected an array of tools", path.display())),
-        },
-        _ => return Err(format!("{}: expected an array of tools", path.display())),
-    };
-    entries
+    read_tool_entries(path)?
         .iter()
         .enumerate()
         .map(|(idx, entry)| {
             tool_from_list_entry(entry).map_err(|e| format!("{} entry {idx}: {e}", path.display()))
         })
         .collect()
+}
+
+/// The raw entries of a `tools/list` file (an array, or an object with a
+/// `tools` array), for callers that read them more leniently than `read_tools`.
+pub(crate) fn read_tool_entries(path: &Path) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    match value {
+        Value::Array(entries) => Ok(entries),
+        Value::Object(mut map) => match map.remove("tools") {
+            Some(Value::Array(entries)) => Ok(entries),
+            _ => Err(format!("{}: expected an array of tools", path.display())),
+        },
+        _ => Err(format!("{}: expected an array of tools", path.display())),
+    }
 }
 
 /// A multi-threaded runtime for one command.

@@ -24,12 +24,7 @@ pub(crate) struct UpstreamsArgs {
 /// with its source, then stops the upstreams. Fails when an upstream is not ready.
 pub(crate) fn run(args: UpstreamsArgs) -> Result<(), String> {
     let config = GatewayConfig::load(&args.config).map_err(|e| e.to_string())?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(async {
+    super::setup::runtime()?.block_on(async {
         let registry = Arc::new(ToolRegistry::new());
         let gateway = Gateway::start(&config, registry.clone()).await;
         let status = gateway.status();
