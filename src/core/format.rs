@@ -25,6 +25,55 @@ pub enum WireFormat {
     Qwen3Coder,
     /// Anthropic legacy `<function_calls><invoke name=..><parameter name=..>`.
     AnthropicInvoke,
+    /// Mistral `[TOOL_CALLS] [{..}]` (before v11) and `[TOOL_CALLS]NAME[ARGS]{..}` (v11+).
+    Mistral,
+    /// Llama 3.x JSON: optional `<|python_tag|>`, then `{"name":..,"parameters":..}`.
+    Llama3Json,
+    /// Pythonic call lists `[f(a=1), g()]` (Llama 3.2/4, `<|python_start|>`).
+    Pythonic,
+    /// LFM2 `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
+    Lfm2,
+    /// Olmo 3 `<function_calls>f(a=1)</function_calls>`.
+    Olmo3,
+    /// DeepSeek V3/R1 `<｜tool▁calls▁begin｜>` with `function<｜tool▁sep｜>NAME` and a JSON fence.
+    #[serde(rename = "deepseek_v3")]
+    DeepSeekV3,
+    /// DeepSeek V3.1 `<｜tool▁calls▁begin｜>` with `NAME<｜tool▁sep｜>{..}`.
+    #[serde(rename = "deepseek_v31")]
+    DeepSeekV31,
+    /// DeepSeek V3.2/V4 DSML `<｜DSML｜function_calls>` / `<｜DSML｜tool_calls>`.
+    #[serde(rename = "deepseek_dsml")]
+    DeepSeekDsml,
+    /// Kimi K2 `<|tool_calls_section_begin|>` with `functions.NAME:IDX` ids.
+    KimiK2,
+    /// GLM-4.5/4.6 `<tool_call>NAME\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>`.
+    Glm45,
+    /// GLM-4.7/5 `<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>`.
+    Glm47,
+    /// MiniMax-M2 `<minimax:tool_call><invoke name=..><parameter name=..>`.
+    MinimaxM2,
+    /// gpt-oss harmony (text form): channels, `to=functions.NAME` calls.
+    Harmony,
+    /// Step-3 `<｜tool_calls_begin｜>` with `<steptml:invoke>`.
+    Step3,
+    /// InternLM2 `<|action_start|><|plugin|>{..}<|action_end|>`.
+    #[serde(rename = "internlm2")]
+    InternLm2,
+    /// Jamba / Hunyuan-A13B `<tool_calls>[{..}]</tool_calls>`.
+    JambaHunyuan,
+    /// Granite `<|tool_call|>[{..}]` and `<tool_call>[{..}]`.
+    Granite,
+    /// Phi-4-mini `functools[{..}]` (off by default: ambiguous).
+    Phi4Mini,
+    /// Cohere Command R7B / A `<|START_ACTION|>[{..}]<|END_ACTION|>`.
+    Cohere,
+    /// Gemma 4 `<|tool_call>call:NAME{..}<tool_call|>`.
+    Gemma4,
+    /// LongCat-Flash `<longcat_tool_call>{..}</longcat_tool_call>`.
+    #[serde(rename = "longcat")]
+    LongCat,
+    /// Reasoning markup `<think>…</think>` (not a call format: its content is `Reasoning`).
+    Think,
     /// Structured OpenAI Chat Completions `tool_calls` deltas.
     OpenAiChat,
     /// Structured OpenAI Responses `function_call` items.
@@ -48,6 +97,28 @@ impl WireFormat {
         WireFormat::Hermes,
         WireFormat::Qwen3Coder,
         WireFormat::AnthropicInvoke,
+        WireFormat::Mistral,
+        WireFormat::Llama3Json,
+        WireFormat::Pythonic,
+        WireFormat::Lfm2,
+        WireFormat::Olmo3,
+        WireFormat::DeepSeekV3,
+        WireFormat::DeepSeekV31,
+        WireFormat::DeepSeekDsml,
+        WireFormat::KimiK2,
+        WireFormat::Glm45,
+        WireFormat::Glm47,
+        WireFormat::MinimaxM2,
+        WireFormat::Harmony,
+        WireFormat::Step3,
+        WireFormat::InternLm2,
+        WireFormat::JambaHunyuan,
+        WireFormat::Granite,
+        WireFormat::Phi4Mini,
+        WireFormat::Cohere,
+        WireFormat::Gemma4,
+        WireFormat::LongCat,
+        WireFormat::Think,
         WireFormat::OpenAiChat,
         WireFormat::OpenAiResponses,
         WireFormat::Anthropic,
@@ -65,6 +136,28 @@ impl WireFormat {
             WireFormat::Hermes => "hermes",
             WireFormat::Qwen3Coder => "qwen3_coder",
             WireFormat::AnthropicInvoke => "anthropic_invoke",
+            WireFormat::Mistral => "mistral",
+            WireFormat::Llama3Json => "llama3_json",
+            WireFormat::Pythonic => "pythonic",
+            WireFormat::Lfm2 => "lfm2",
+            WireFormat::Olmo3 => "olmo3",
+            WireFormat::DeepSeekV3 => "deepseek_v3",
+            WireFormat::DeepSeekV31 => "deepseek_v31",
+            WireFormat::DeepSeekDsml => "deepseek_dsml",
+            WireFormat::KimiK2 => "kimi_k2",
+            WireFormat::Glm45 => "glm45",
+            WireFormat::Glm47 => "glm47",
+            WireFormat::MinimaxM2 => "minimax_m2",
+            WireFormat::Harmony => "harmony",
+            WireFormat::Step3 => "step3",
+            WireFormat::InternLm2 => "internlm2",
+            WireFormat::JambaHunyuan => "jamba_hunyuan",
+            WireFormat::Granite => "granite",
+            WireFormat::Phi4Mini => "phi4_mini",
+            WireFormat::Cohere => "cohere",
+            WireFormat::Gemma4 => "gemma4",
+            WireFormat::LongCat => "longcat",
+            WireFormat::Think => "think",
             WireFormat::OpenAiChat => "open_ai_chat",
             WireFormat::OpenAiResponses => "open_ai_responses",
             WireFormat::Anthropic => "anthropic",
@@ -84,6 +177,27 @@ impl WireFormat {
                 | WireFormat::Hermes
                 | WireFormat::Qwen3Coder
                 | WireFormat::AnthropicInvoke
+                | WireFormat::Mistral
+                | WireFormat::Llama3Json
+                | WireFormat::Pythonic
+                | WireFormat::Lfm2
+                | WireFormat::Olmo3
+                | WireFormat::DeepSeekV3
+                | WireFormat::DeepSeekV31
+                | WireFormat::DeepSeekDsml
+                | WireFormat::KimiK2
+                | WireFormat::Glm45
+                | WireFormat::Glm47
+                | WireFormat::MinimaxM2
+                | WireFormat::Harmony
+                | WireFormat::Step3
+                | WireFormat::InternLm2
+                | WireFormat::JambaHunyuan
+                | WireFormat::Granite
+                | WireFormat::Phi4Mini
+                | WireFormat::Cohere
+                | WireFormat::Gemma4
+                | WireFormat::LongCat
         )
     }
 }

@@ -10,7 +10,8 @@ pub(crate) const MAX_PROBE_BYTES: usize = 256;
 /// confirms it (longer runs mean the closing tag was part of the value).
 pub(crate) const MAX_TAG_GAP: usize = 64;
 
-/// The text formats a detector enables by default: all six core dialects.
+/// The six core text dialects (issue 3's): tag-per-tool XML, JSON envelopes,
+/// Hermes, Qwen3-Coder and Anthropic legacy.
 pub const CORE_TEXT_FORMATS: &[WireFormat] = &[
     WireFormat::Xml,
     WireFormat::JsonToolUse,
@@ -18,6 +19,40 @@ pub const CORE_TEXT_FORMATS: &[WireFormat] = &[
     WireFormat::Hermes,
     WireFormat::Qwen3Coder,
     WireFormat::AnthropicInvoke,
+];
+
+/// The text formats a detector enables by default: every dialect except the
+/// ones whose start marker is too ambiguous for auto-detection (Phi-4-mini's
+/// `functools[`), which a stream or provider profile selects explicitly.
+/// `Think` recognises `<think>` reasoning at the start of the message.
+pub const DEFAULT_TEXT_FORMATS: &[WireFormat] = &[
+    WireFormat::Xml,
+    WireFormat::JsonToolUse,
+    WireFormat::OpenAiFunction,
+    WireFormat::Hermes,
+    WireFormat::Qwen3Coder,
+    WireFormat::AnthropicInvoke,
+    WireFormat::Mistral,
+    WireFormat::Llama3Json,
+    WireFormat::Pythonic,
+    WireFormat::Lfm2,
+    WireFormat::Olmo3,
+    WireFormat::DeepSeekV3,
+    WireFormat::DeepSeekV31,
+    WireFormat::DeepSeekDsml,
+    WireFormat::KimiK2,
+    WireFormat::Glm45,
+    WireFormat::Glm47,
+    WireFormat::MinimaxM2,
+    WireFormat::Harmony,
+    WireFormat::Step3,
+    WireFormat::InternLm2,
+    WireFormat::JambaHunyuan,
+    WireFormat::Granite,
+    WireFormat::Cohere,
+    WireFormat::Gemma4,
+    WireFormat::LongCat,
+    WireFormat::Think,
 ];
 
 /// Configuration of a [`super::StreamDetector`].
@@ -31,14 +66,24 @@ pub struct DetectConfig {
     /// Record the byte ranges of call regions (see
     /// [`super::StreamDetector::call_regions`]); off by default.
     pub record_regions: bool,
+    /// The output begins inside a reasoning block the prompt opened (DeepSeek
+    /// R1 and V3.1+ in thinking mode, MiniMax-M2): everything up to the first
+    /// `</think>` is reasoning. Off by default; provider profiles set it.
+    pub start_in_reasoning: bool,
+    /// Recognise a `<think>` block anywhere, not only at the start of the
+    /// message (models that interleave reasoning with calls). Off by default:
+    /// mid-stream, models discuss the tag.
+    pub reasoning_anywhere: bool,
 }
 
 impl Default for DetectConfig {
     fn default() -> Self {
         Self {
-            formats: CORE_TEXT_FORMATS.to_vec(),
+            formats: DEFAULT_TEXT_FORMATS.to_vec(),
             max_call_bytes: 16 * 1024 * 1024,
             record_regions: false,
+            start_in_reasoning: false,
+            reasoning_anywhere: false,
         }
     }
 }
@@ -55,6 +100,24 @@ impl DetectConfig {
     /// Sets the call size limit.
     pub fn with_max_call_bytes(mut self, max: usize) -> Self {
         self.max_call_bytes = max;
+        self
+    }
+
+    /// The default formats plus `extra` (e.g. a provider profile's dialects
+    /// that are off by default).
+    pub fn with_formats(mut self, extra: impl IntoIterator<Item = WireFormat>) -> Self {
+        for f in extra {
+            if !self.formats.contains(&f) {
+                self.formats.push(f);
+            }
+        }
+        self
+    }
+
+    /// The output begins inside a reasoning block (see
+    /// [`DetectConfig::start_in_reasoning`]).
+    pub fn starting_in_reasoning(mut self) -> Self {
+        self.start_in_reasoning = true;
         self
     }
 

@@ -17,6 +17,7 @@ use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatal
 use super::config::{DetectConfig, MAX_PROBE_BYTES};
 use super::format::{CallParser, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
+use super::reasoning::ReasoningBlock;
 use super::sink::{CallSink, RegionRecord, finished_call};
 
 /// What the scanner is doing.
@@ -107,6 +108,10 @@ pub struct StreamDetector {
     structured: HashMap<u64, StructuredCall>,
     regions: Vec<Range<usize>>,
     finished: bool,
+    /// No visible text has been emitted yet.
+    at_start: bool,
+    /// Formats of the regions accepted so far.
+    seen: Vec<WireFormat>,
 }
 
 impl std::fmt::Debug for StreamDetector {
@@ -130,6 +135,15 @@ impl StreamDetector {
         stops.push(b'`');
         stops.sort_unstable();
         stops.dedup();
+        let mode = if config.start_in_reasoning {
+            Mode::Call {
+                parser: Box::new(ReasoningBlock::inside(formats::think::CLOSE)),
+                format: WireFormat::Think,
+                fence: None,
+            }
+        } else {
+            Mode::Text
+        };
         Self {
             catalog,
             config,
@@ -137,7 +151,7 @@ impl StreamDetector {
             stops,
             pending: String::new(),
             pending_at: 0,
-            mode: Mode::Text,
+            mode,
             region: String::new(),
             region_at: 0,
             record: RegionRecord::default(),
@@ -148,6 +162,8 @@ impl StreamDetector {
             structured: HashMap::new(),
             regions: Vec::new(),
             finished: false,
+            at_start: true,
+            seen: Vec::new(),
         }
     }
 
@@ -334,6 +350,7 @@ impl StreamDetector {
         if text.is_empty() {
             return;
         }
+        self.at_start = false;
         self.note_line(text);
         if out.len() > floor
             && let Some(DetectEvent::Text { text: last }) = out.last_mut()
@@ -352,6 +369,7 @@ impl StreamDetector {
         if text.is_empty() {
             return;
         }
+        self.at_start = false;
         self.line_start = line_start_after(self.line_start, text);
         if out.len() > floor
             && let Some(DetectEvent::Text { text: last }) = out.last_mut()
@@ -533,6 +551,9 @@ impl StreamDetector {
         let cx = ProbeContext {
             catalog: &self.catalog,
             eof: eof || capped,
+            at_start: self.at_start,
+            seen: &self.seen,
+            config: &self.config,
         };
         for format in &self.formats {
             if !format.start_bytes().contains(&c) || !filter(*format) {
@@ -779,7 +800,7 @@ impl StreamDetector {
         let region = std::mem::take(&mut self.region);
         let record = std::mem::take(&mut self.record);
         self.mode = Mode::Text;
-        if record.completed == 0 {
+        if record.completed == 0 && !record.kept {
             self.give_back_all(
                 &region,
                 format,
@@ -790,6 +811,9 @@ impl StreamDetector {
                 out,
             );
             return;
+        }
+        if !self.seen.contains(&format) {
+            self.seen.push(format);
         }
         out.extend(record.deferred);
         let mut pos = 0;
@@ -833,7 +857,7 @@ impl StreamDetector {
             None => Mode::Text,
         };
         self.boundary = false;
-        if record.completed == 0 || fence.is_some() {
+        if (record.completed == 0 && !record.kept) || fence.is_some() {
             self.give_back_all(&region, format, &record, kind, message, floor, out);
             if let Some(ticks) = fence {
                 // The fence is plain code; it is closed already if the region saw it.

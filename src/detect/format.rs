@@ -8,6 +8,8 @@
 
 use crate::core::{DiagnosticKind, ToolCatalog, WireFormat};
 
+use super::config::DetectConfig;
+
 use super::sink::CallSink;
 
 /// What a format's look-ahead decided about the bytes at a start byte.
@@ -26,6 +28,32 @@ pub(crate) struct ProbeContext<'a> {
     pub(crate) catalog: &'a ToolCatalog,
     /// The input ends after the given bytes.
     pub(crate) eof: bool,
+    /// No visible text came before the start byte (only whitespace, or regions
+    /// such as reasoning or calls): the start of the message.
+    pub(crate) at_start: bool,
+    /// The formats of regions this stream accepted so far (for dialects whose
+    /// later markers only count once the stream has shown the dialect).
+    #[allow(dead_code)] // read by the dialects that need it
+    pub(crate) seen: &'a [WireFormat],
+    /// The detector's configuration.
+    pub(crate) config: &'a DetectConfig,
+}
+
+impl ProbeContext<'_> {
+    /// Whether this stream already had a region of `format`.
+    #[allow(dead_code)] // read by the dialects that need it
+    pub(crate) fn has_seen(&self, format: WireFormat) -> bool {
+        self.seen.contains(&format)
+    }
+
+    /// `NeedMore` unless the input is known to end here (then `NoMatch`).
+    pub(crate) fn need_more(&self) -> Probe {
+        if self.eof {
+            Probe::NoMatch
+        } else {
+            Probe::NeedMore
+        }
+    }
 }
 
 /// A text dialect's recogniser.

@@ -11,6 +11,7 @@ mod format;
 mod formats;
 mod json_call;
 mod json_tokenizer;
+mod reasoning;
 mod sink;
 mod xml_call;
 
@@ -18,6 +19,6 @@ mod xml_call;
 #[allow(clippy::unwrap_used)]
 mod tests;
 
-pub use config::{CORE_TEXT_FORMATS, DetectConfig};
+pub use config::{CORE_TEXT_FORMATS, DEFAULT_TEXT_FORMATS, DetectConfig};
 pub use detector::{StreamDetector, detect_all};
 pub use formats::text_formats;

@@ -28,6 +28,9 @@ pub(crate) struct RegionRecord {
     pub(crate) defer_end: bool,
     /// Held `CallEnd` events.
     pub(crate) deferred: Vec<DetectEvent>,
+    /// The region is removed from the text even without a call (reasoning,
+    /// wrappers of visible text, dialect headers), up to `committed_to`.
+    pub(crate) kept: bool,
 }
 
 /// The parser's handle for emitting events.
@@ -102,6 +105,30 @@ impl CallSink<'_> {
         }
         self.record.completed += 1;
         self.record.committed_to = end;
+    }
+
+    /// Emits reasoning text, merging with the previous reasoning event of this delta.
+    pub(crate) fn reasoning(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if self.events.len() > self.floor
+            && let Some(DetectEvent::Reasoning { text: last }) = self.events.last_mut()
+        {
+            last.push_str(text);
+            return;
+        }
+        self.events.push(DetectEvent::Reasoning {
+            text: text.to_owned(),
+        });
+    }
+
+    /// Keeps the region up to region offset `end` out of the visible text even
+    /// if it holds no call (reasoning, wrappers, headers). What is kept is never
+    /// given back: call this only for markup that has been decided.
+    pub(crate) fn keep(&mut self, end: usize) {
+        self.record.kept = true;
+        self.record.committed_to = self.record.committed_to.max(end);
     }
 
     /// Records an entry naming an unknown tool; its markup goes back as text.

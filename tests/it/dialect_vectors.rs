@@ -3,9 +3,12 @@
 //! name a listed tool and satisfy its schema, text and reasoning taken from the input.
 #![allow(clippy::unwrap_used)]
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
-use toolrouter::ToolRegistry;
+use toolrouter::detect::{DetectConfig, StreamDetector};
 use toolrouter::registry::tool_from_list_entry;
+use toolrouter::{DetectEvent, ToolCatalog, ToolRegistry, WireFormat};
 
 use crate::support::repo_root;
 
@@ -111,4 +114,219 @@ fn the_checker_catches_a_text_that_is_not_from_the_input() {
     assert!(is_subsequence("ac", "abc"));
     assert!(!is_subsequence("ca", "abc"));
     assert!(!is_subsequence("abcd", "abc"));
+}
+
+/// The dialect a vector file exercises (`mistral_pre_v11.json` -> `mistral`).
+fn file_format(file: &str) -> WireFormat {
+    let stem = file.trim_end_matches(".json");
+    let stem = match stem {
+        "mistral_pre_v11" | "mistral_v11" => "mistral",
+        other => other,
+    };
+    stem.parse()
+        .unwrap_or_else(|e| panic!("{file}: no wire format: {e}"))
+}
+
+/// What a detector made of one run.
+#[derive(Debug, Clone, PartialEq)]
+struct Run {
+    text: String,
+    reasoning: String,
+    /// (name, arguments, id)
+    calls: Vec<(String, Value, String)>,
+}
+
+fn run(
+    catalog: &Arc<ToolCatalog>,
+    config: &DetectConfig,
+    pieces: &[&str],
+) -> (Run, Vec<std::ops::Range<usize>>) {
+    let mut detector = StreamDetector::new(catalog.clone(), config.clone().with_regions());
+    let mut events = Vec::new();
+    for p in pieces {
+        detector.feed(p, &mut events);
+    }
+    detector.finish(&mut events);
+    let mut out = Run {
+        text: String::new(),
+        reasoning: String::new(),
+        calls: Vec::new(),
+    };
+    let mut deltas: Vec<(usize, String)> = Vec::new();
+    for event in &events {
+        match event {
+            DetectEvent::Text { text } => out.text.push_str(text),
+            DetectEvent::Reasoning { text } => out.reasoning.push_str(text),
+            DetectEvent::CallStart { index, .. } => deltas.push((*index, String::new())),
+            DetectEvent::ArgsDelta { index, fragment } => {
+                let d = deltas.iter_mut().find(|(i, _)| i == index).unwrap();
+                d.1.push_str(fragment);
+            }
+            DetectEvent::CallEnd { index, call } => {
+                let d = &deltas.iter().find(|(i, _)| i == index).unwrap().1;
+                let streamed: Value = serde_json::from_str(d)
+                    .unwrap_or_else(|e| panic!("argument deltas are not json ({e}): {d}"));
+                assert_eq!(
+                    streamed,
+                    Value::Object(call.arguments.clone()),
+                    "argument deltas differ from the arguments"
+                );
+                out.calls.push((
+                    call.name.clone(),
+                    Value::Object(call.arguments.clone()),
+                    call.id.clone(),
+                ));
+            }
+            _ => {}
+        }
+    }
+    (out, detector.call_regions().to_vec())
+}
+
+/// Every way the vectors are cut: whole, one character per delta, every cut
+/// into two pieces, and a few pseudo-random multi-cuts.
+fn splits(input: &str) -> Vec<Vec<&str>> {
+    let bounds: Vec<usize> = (1..input.len())
+        .filter(|&i| input.is_char_boundary(i))
+        .collect();
+    let mut all = vec![vec![input]];
+    all.push(
+        input
+            .char_indices()
+            .map(|(i, c)| &input[i..i + c.len_utf8()])
+            .collect(),
+    );
+    for &b in &bounds {
+        all.push(vec![&input[..b], &input[b..]]);
+    }
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64 ^ input.len() as u64;
+    for _ in 0..8 {
+        let mut cuts: Vec<usize> = Vec::new();
+        for _ in 0..6 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            if !bounds.is_empty() {
+                cuts.push(bounds[(seed >> 33) as usize % bounds.len()]);
+            }
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut pieces = Vec::new();
+        let mut pos = 0;
+        for c in cuts {
+            pieces.push(&input[pos..c]);
+            pos = c;
+        }
+        pieces.push(&input[pos..]);
+        all.push(pieces);
+    }
+    all
+}
+
+/// Checks one case under every split; returns the failures.
+fn detect_case(file: &str, case: &Map<String, Value>) -> Vec<String> {
+    let name = case["name"].as_str().unwrap();
+    let input = case["input"].as_str().unwrap();
+    let registry = ToolRegistry::new();
+    for tool in case["tools"].as_array().unwrap() {
+        registry
+            .register_schema_only(tool_from_list_entry(tool).unwrap())
+            .unwrap();
+    }
+    let catalog = registry.catalog();
+    let mut config = DetectConfig::default().with_formats([file_format(file)]);
+    config.start_in_reasoning = case
+        .get("start_in_reasoning")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let expect = &case["expect"];
+    let want = Run {
+        text: expect["text"].as_str().unwrap().to_owned(),
+        reasoning: expect
+            .get("reasoning")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        calls: expect["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["name"].as_str().unwrap().to_owned(),
+                    c["arguments"].clone(),
+                    c.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
+                )
+            })
+            .collect(),
+    };
+    let compare = |mut got: Run| {
+        // Ids are compared only where the dialect writes them.
+        for (g, w) in got.calls.iter_mut().zip(&want.calls) {
+            if w.2.is_empty() {
+                g.2.clear();
+            }
+        }
+        got
+    };
+    let mut failures = Vec::new();
+    for pieces in splits(input) {
+        let (got, regions) = run(&catalog, &config, &pieces);
+        // Conservation: the input minus the recorded regions is the text.
+        let mut outside = String::new();
+        let mut pos = 0;
+        for r in &regions {
+            outside.push_str(&input[pos..r.start]);
+            pos = r.end;
+        }
+        outside.push_str(&input[pos..]);
+        let got = compare(got);
+        if got != want || outside != got.text {
+            failures.push(format!(
+                "{file}: {name}: split {:?}\n   want {want:?}\n   got  {got:?}\n   outside regions {outside:?}",
+                pieces.iter().map(|p| p.len()).collect::<Vec<_>>()
+            ));
+            break;
+        }
+    }
+    failures
+}
+
+/// Runs every vector of every dialect that has a detector, under every split
+/// (`DIALECT=glm45` narrows it to one file).
+#[test]
+fn dialect_vectors_detect_as_written_under_every_split() {
+    let only = std::env::var("DIALECT").ok();
+    let dir = repo_root().join("tests/data/dialects");
+    let implemented = toolrouter::detect::text_formats();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
+        .collect();
+    files.sort();
+    for path in files {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        if only.as_deref().is_some_and(|o| !file.starts_with(o)) {
+            continue;
+        }
+        if !implemented.contains(&file_format(&file)) {
+            eprintln!("{file}: no detector yet");
+            continue;
+        }
+        let cases: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for case in cases.as_array().unwrap() {
+            failures.extend(detect_case(&file, case.as_object().unwrap()));
+            checked += 1;
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

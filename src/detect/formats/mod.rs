@@ -9,6 +9,7 @@ pub(crate) mod hermes;
 pub(crate) mod json_tool_use;
 pub(crate) mod openai_function;
 pub(crate) mod qwen3_coder;
+pub(crate) mod think;
 pub(crate) mod xml_tag;
 
 use crate::core::WireFormat;
@@ -25,6 +26,7 @@ fn registry() -> &'static [&'static dyn TextFormat] {
         &openai_function::OpenAiFunction,
         &json_tool_use::JsonToolUse,
         &xml_tag::XmlTag,
+        &think::Think,
     ]
 }
 

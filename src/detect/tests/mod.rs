@@ -4,6 +4,7 @@
 mod contract;
 mod formats;
 mod props;
+mod reasoning;
 mod regress;
 mod structured;
 
@@ -50,6 +51,8 @@ pub(super) fn catalog() -> Arc<ToolCatalog> {
 pub(super) struct Outcome {
     /// Concatenated visible text.
     pub(super) text: String,
+    /// Concatenated reasoning text.
+    pub(super) reasoning: String,
     /// Finished calls: (name, arguments, format); ids left out (some are generated).
     pub(super) calls: Vec<(String, Value, WireFormat)>,
     /// Concatenated argument deltas per started call, in start order.
@@ -64,6 +67,7 @@ pub(super) struct Outcome {
 pub(super) fn outcome(events: &[DetectEvent]) -> Outcome {
     let mut out = Outcome {
         text: String::new(),
+        reasoning: String::new(),
         calls: Vec::new(),
         deltas: Vec::new(),
         malformed: Vec::new(),
@@ -111,7 +115,7 @@ pub(super) fn outcome(events: &[DetectEvent]) -> Outcome {
             DetectEvent::Malformed { diagnostic } => {
                 out.malformed.push(diagnostic.kind);
             }
-            DetectEvent::Reasoning { .. } => {}
+            DetectEvent::Reasoning { text } => out.reasoning.push_str(text),
         }
     }
     out
@@ -178,6 +182,7 @@ pub(super) fn expect(
 ) -> Outcome {
     Outcome {
         text: text.to_owned(),
+        reasoning: String::new(),
         calls: calls
             .iter()
             .map(|(n, a, f)| ((*n).to_owned(), a.clone(), *f))

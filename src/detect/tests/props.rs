@@ -16,6 +16,7 @@ const CORPUS: &[&str] = &[
     "A\n<function_calls>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n<invoke name=\"zz\"></invoke>\n</function_calls>\nB",
     "```xml\n<read_file><path>a</path></read_file>\n```\n```json\n{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"ls\",\"input\":{}}\n```\n",
     "Mixed <div> {\"a\":1} <ls></ls> `code` <tool_call>{\"name\":\"ls\"}</tool_call> <function_calls><invoke name=\"ls\"></invoke> tail <read_file><path>unfinished",
+    "<think>\nplan: <read_file><path>x</path></read_file>\n</think>\n\nAnswer <think>not reasoning</think>",
     "<search><limit>3</limit><tags>[1,2]</tags></search>{\"type\":\"tool_use\",\"name\":\"search\",\"input\":\"{\\\"query\\\":\\\"q\\\"}\"}",
 ];
 
