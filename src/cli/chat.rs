@@ -53,6 +53,9 @@ pub(crate) struct ChatArgs {
     /// Where the tools come from (built-ins, `--tools`, `--config` upstreams).
     #[command(flatten)]
     setup: ToolSetupArgs,
+    /// Detector options.
+    #[command(flatten)]
+    detect: super::detect_args::DetectArgs,
     /// Teach the tools in the system prompt (XML tags in the text) instead of
     /// declaring them, for endpoints that serve a model without tool support.
     #[arg(long)]
@@ -131,7 +134,11 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
         .read_timeout(Duration::from_secs(args.read_timeout))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-    let router = hub.router();
+    let detect = args.detect.config(
+        toolrouter::detect::DetectConfig::default(),
+        &found.profile.text_formats,
+    )?;
+    let router = hub.router().detect_config(detect);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut transcript = Transcript::default();

@@ -2,6 +2,7 @@
 //! `route` and `chat` share.
 
 pub(crate) mod chat;
+pub(crate) mod detect_args;
 pub(crate) mod parse;
 pub(crate) mod route;
 pub(crate) mod serve;

@@ -13,7 +13,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use toolrouter::detect::{DetectConfig, StreamDetector};
-use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
+use toolrouter::{DetectEvent, JsonObject, ToolCatalog};
 
 /// Arguments of `toolrouter parse`.
 #[derive(Debug, Args)]
@@ -23,9 +23,13 @@ pub(crate) struct ParseArgs {
     /// is reported as naming an unknown tool.
     #[arg(long, value_name = "FILE")]
     tools: Option<PathBuf>,
-    /// `auto` (every core text format at once) or one format name, e.g. `hermes`.
+    /// `auto` (every text dialect on by default, at once) or one format name,
+    /// e.g. `hermes`.
     #[arg(long, default_value = "auto", value_name = "auto|NAME")]
     format: String,
+    /// Detector options.
+    #[command(flatten)]
+    detect: super::detect_args::DetectArgs,
     /// Print one summary object instead of one event per line.
     #[arg(long)]
     summary: bool,
@@ -39,17 +43,12 @@ pub(crate) fn run(args: ParseArgs) -> Result<(), String> {
         Some(path) => load_tools(path)?,
         None => ToolCatalog::new(),
     };
-    let config = if args.format == "auto" {
+    let base = if args.format == "auto" {
         DetectConfig::default()
     } else {
-        let format: WireFormat = args.format.parse().map_err(|e| format!("{e}"))?;
-        if !toolrouter::detect::text_formats().contains(&format) {
-            return Err(format!(
-                "`{format}` is not a text format the detector reads"
-            ));
-        }
-        DetectConfig::only(format)
+        DetectConfig::only(super::detect_args::parse_text_format(&args.format)?)
     };
+    let config = args.detect.config(base, &[])?;
     let reader: Box<dyn Read> = match &args.input {
         Some(path) => Box::new(
             std::fs::File::open(path)
@@ -105,11 +104,13 @@ fn flush(
 /// The `--summary` object.
 fn summarize(events: &[DetectEvent]) -> Value {
     let mut text = String::new();
+    let mut reasoning = String::new();
     let mut calls = Vec::new();
     let mut malformed = Vec::new();
     for event in events {
         match event {
             DetectEvent::Text { text: t } => text.push_str(t),
+            DetectEvent::Reasoning { text: t } => reasoning.push_str(t),
             DetectEvent::CallEnd { call, .. } => {
                 calls.push(json!({"id": call.id, "name": call.name, "arguments": call.arguments}));
             }
@@ -117,7 +118,11 @@ fn summarize(events: &[DetectEvent]) -> Value {
             _ => {}
         }
     }
-    json!({"text": text, "calls": calls, "malformed": malformed})
+    let mut summary = json!({"text": text, "calls": calls, "malformed": malformed});
+    if !reasoning.is_empty() {
+        summary["reasoning"] = Value::String(reasoning);
+    }
+    summary
 }
 
 fn load_tools(path: &Path) -> Result<ToolCatalog, String> {

@@ -6,9 +6,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 use futures::StreamExt;
+use toolrouter::detect::DetectConfig;
 use toolrouter::providers::find_profile;
 use toolrouter::{Hub, TurnOutcome};
 
+use super::detect_args::DetectArgs;
 use super::setup::{ToolSetup, ToolSetupArgs, runtime};
 use super::transcript::Transcript;
 
@@ -31,6 +33,9 @@ pub(crate) struct RouteArgs {
     /// Where the tools come from.
     #[command(flatten)]
     setup: ToolSetupArgs,
+    /// Detector options.
+    #[command(flatten)]
+    detect: DetectArgs,
     /// Feed the stream in pieces of this many bytes, as a network would cut it.
     #[arg(long, value_name = "BYTES", default_value_t = 4096)]
     chunk: usize,
@@ -54,9 +59,13 @@ async fn route(args: &RouteArgs, hub: &Hub) -> Result<(), String> {
     let chunk = args.chunk.max(1);
     let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
         bytes.chunks(chunk).map(|c| Ok(c.to_vec())).collect();
+    let detect = args
+        .detect
+        .config(DetectConfig::default(), &found.profile.text_formats)?;
     let started = std::time::Instant::now();
     let mut events = hub
         .router()
+        .detect_config(detect)
         .route(found.wire, futures::stream::iter(pieces));
 
     let stdout = std::io::stdout();

@@ -253,3 +253,44 @@ fn recorded_provider_streams_enter_the_same_event_model() {
         }
     }
 }
+
+#[test]
+fn parse_reports_reasoning_and_takes_the_reasoning_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    std::fs::write(&tools, TOOLS).unwrap();
+    let tools = tools.to_str().unwrap();
+    // Opened by the prompt: only the closing tag is in the output.
+    let input = deltas(&[
+        "Need Oslo.\n</th",
+        "ink>\n\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}</tool_call>",
+    ]);
+    let (ok, stdout, stderr) = run_parse(
+        &["--tools", tools, "--summary", "--start-in-reasoning"],
+        &input,
+    );
+    assert!(ok, "{stderr}");
+    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(summary["reasoning"], "Need Oslo.\n");
+    assert_eq!(summary["text"], "");
+    assert_eq!(summary["calls"][0]["arguments"], json!({"city": "Oslo"}));
+    // Without the option the same output is text with a stray closing tag.
+    let (ok, stdout, _) = run_parse(&["--tools", tools, "--summary"], &input);
+    assert!(ok);
+    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(summary["text"], "Need Oslo.\n</think>\n\n");
+    assert!(summary.get("reasoning").is_none());
+    // `<think>` mid-text is text unless asked for.
+    let input = deltas(&["So <think>x</think> y"]);
+    let (_, stdout, _) = run_parse(&["--summary"], &input);
+    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(summary["text"], "So <think>x</think> y");
+    let (_, stdout, _) = run_parse(&["--summary", "--reasoning-anywhere"], &input);
+    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(summary["text"], "So  y");
+    assert_eq!(summary["reasoning"], "x");
+    // An unknown dialect name is refused.
+    let (ok, _, stderr) = run_parse(&["--dialect", "klingon"], "");
+    assert!(!ok);
+    assert!(stderr.contains("klingon"), "{stderr}");
+}
