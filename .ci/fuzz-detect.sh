@@ -9,7 +9,7 @@ secs="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(detect_auto detect_xml detect_json_tool_use detect_open_ai_function detect_hermes detect_qwen3_coder detect_anthropic_invoke)
+  targets=(detect_dialects detect_auto detect_xml detect_json_tool_use detect_open_ai_function detect_hermes detect_qwen3_coder detect_anthropic_invoke)
 fi
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
@@ -17,6 +17,17 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
   -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo build --release --target "$triple" --bins
+# Seeds: the bundled mixed input plus every dialect vector's input (a seed byte first).
+mkdir -p corpus/seed
+python3 - <<'PY'
+import glob, json, os
+for path in glob.glob("../tests/data/dialects/*.json"):
+    stem = os.path.basename(path)[:-5]
+    for i, case in enumerate(json.load(open(path, encoding="utf-8"))):
+        seed = (0x23 if case.get("start_in_reasoning") else 0x03).to_bytes(1, "big")
+        with open(f"corpus/seed/{stem}-{i}", "wb") as f:
+            f.write(seed + case["input"].encode("utf-8"))
+PY
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" artifacts
   "$CARGO_TARGET_DIR/$triple/release/$t" "corpus/$t" corpus/seed \

@@ -13,6 +13,9 @@ fn catalog() -> Arc<ToolCatalog> {
     let tools = [
         ("read_file", json!({"properties": {"path": {"type": "string"}}})),
         ("ls", json!({})),
+        // The tools the dialect vectors (tests/data/dialects) call.
+        ("get_weather", json!({"properties": {"city": {"type": "string"}, "unit": {"type": "string"}, "days": {"type": "integer"}}})),
+        ("get_time", json!({"properties": {"timezone": {"type": "string"}}})),
         ("search", json!({"properties": {"q": {"type": "string"}, "n": {"type": "integer"}, "o": {"type": "object"}}})),
     ];
     let schemas: Vec<(&str, JsonObject)> =
@@ -20,8 +23,9 @@ fn catalog() -> Arc<ToolCatalog> {
     Arc::new(ToolCatalog::from_schemas(schemas.iter().map(|(n, s)| (*n, s))))
 }
 
-/// Text, calls (name, arguments, format), per-call concatenated deltas, diagnostic kinds.
-type Outcome = (String, Vec<(String, Value, WireFormat)>, Vec<String>, Vec<String>);
+/// Text, calls (name, arguments, format), per-call concatenated deltas, diagnostic
+/// kinds, reasoning.
+type Outcome = (String, Vec<(String, Value, WireFormat)>, Vec<String>, Vec<String>, String);
 
 fn run(pieces: &[&str], config: &DetectConfig) -> (Outcome, Vec<Range<usize>>) {
     let mut detector = StreamDetector::new(catalog(), config.clone());
@@ -34,6 +38,7 @@ fn run(pieces: &[&str], config: &DetectConfig) -> (Outcome, Vec<Range<usize>>) {
     let mut calls = Vec::new();
     let mut deltas: Vec<(usize, String)> = Vec::new();
     let mut malformed = Vec::new();
+    let mut reasoning = String::new();
     for e in events {
         match e {
             DetectEvent::Text { text: t } => text.push_str(&t),
@@ -49,11 +54,12 @@ fn run(pieces: &[&str], config: &DetectConfig) -> (Outcome, Vec<Range<usize>>) {
                 calls.push((call.name, Value::Object(call.arguments), call.format));
             }
             DetectEvent::Malformed { diagnostic } => malformed.push(format!("{:?}", diagnostic.kind)),
+            DetectEvent::Reasoning { text: t } => reasoning.push_str(&t),
             _ => {}
         }
     }
     let deltas = deltas.into_iter().map(|(_, d)| d).collect();
-    ((text, calls, deltas, malformed), detector.call_regions().to_vec())
+    ((text, calls, deltas, malformed, reasoning), detector.call_regions().to_vec())
 }
 
 fn conserved(input: &str, text: &str, regions: &[Range<usize>]) {
@@ -70,13 +76,28 @@ fn conserved(input: &str, text: &str, regions: &[Range<usize>]) {
 
 /// The fuzz check. The first byte seeds the cut positions; the rest is the text.
 pub fn check(format: Option<WireFormat>, data: &[u8]) {
-    let Some((&seed, rest)) = data.split_first() else { return };
-    let input = String::from_utf8_lossy(rest);
     let config = match format {
         Some(f) => DetectConfig::only(f),
         None => DetectConfig::default(),
-    }
-    .with_regions();
+    };
+    check_config(config, data);
+}
+
+/// The fuzz check over every dialect, the ones off by default included; bits 5
+/// and 6 of the first byte turn on `start_in_reasoning` and `reasoning_anywhere`.
+pub fn check_dialects(data: &[u8]) {
+    let Some(&seed) = data.first() else { return };
+    let mut config = DetectConfig::default().with_formats(toolrouter::detect::text_formats());
+    config.start_in_reasoning = seed & 0x20 != 0;
+    config.reasoning_anywhere = seed & 0x40 != 0;
+    check_config(config, data);
+}
+
+/// The check under `config`. The first byte seeds the cut positions; the rest is the text.
+pub fn check_config(config: DetectConfig, data: &[u8]) {
+    let Some((&seed, rest)) = data.split_first() else { return };
+    let input = String::from_utf8_lossy(rest);
+    let config = config.with_regions();
     let (whole, regions) = run(&[&input], &config);
     conserved(&input, &whole.0, &regions);
     // Cuts every `step` bytes (moved to char boundaries), step from the seed.
