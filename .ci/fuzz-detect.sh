@@ -18,18 +18,18 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo build --release --target "$triple" --bins
 # Seeds: the bundled mixed input plus every dialect vector's input (a seed byte first).
-mkdir -p corpus/seed
+mkdir -p corpus/seed-dialects
 python3 - <<'PY'
 import glob, json, os
 for path in glob.glob("../tests/data/dialects/*.json"):
     stem = os.path.basename(path)[:-5]
     for i, case in enumerate(json.load(open(path, encoding="utf-8"))):
         seed = (0x23 if case.get("start_in_reasoning") else 0x03).to_bytes(1, "big")
-        with open(f"corpus/seed/{stem}-{i}", "wb") as f:
+        with open(f"corpus/seed-dialects/{stem}-{i}", "wb") as f:
             f.write(seed + case["input"].encode("utf-8"))
 PY
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" artifacts
-  "$CARGO_TARGET_DIR/$triple/release/$t" "corpus/$t" corpus/seed \
+  "$CARGO_TARGET_DIR/$triple/release/$t" "corpus/$t" corpus/seed corpus/seed-dialects \
     -max_total_time="$secs" -artifact_prefix=artifacts/ -print_final_stats=1 2>&1 | tail -n 12
 done
