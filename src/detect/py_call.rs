@@ -162,9 +162,11 @@ impl CallParser for PyListParser {
                     }
                 }
                 LState::Entry => {
+                    // Between the lines of a block, a comma is a separator too.
+                    let lines = !self.spec.bracketed;
                     let ws = bytes[i..]
                         .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
+                        .take_while(|&&b| b.is_ascii_whitespace() || (lines && b == b','))
                         .count();
                     let j = i + ws;
                     let Some(&b) = bytes.get(j) else {

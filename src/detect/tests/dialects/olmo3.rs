@@ -76,3 +76,18 @@ fn reasoning_then_a_call() {
     assert_eq!(got.text, "");
     assert_eq!(got.calls, vec![("ls".to_owned(), json!({}), Olmo3)]);
 }
+
+#[test]
+fn calls_separated_by_commas_on_one_line() {
+    check_calls(
+        "<function_calls>ls(), get_weather(city='x')</function_calls>",
+        expect(
+            "",
+            &[
+                ("ls", json!({}), Olmo3),
+                ("get_weather", json!({"city": "x"}), Olmo3),
+            ],
+            &[],
+        ),
+    );
+}
