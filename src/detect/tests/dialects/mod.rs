@@ -62,3 +62,27 @@ proptest! {
         prop_assert_eq!(strip_ids(single), strip_ids(whole));
     }
 }
+
+/// Inputs mixing the four dialects with the core ones.
+const MIXED: &[&str] = &[
+    "Text [get_weather(city='Par\\'is', days=2), ls(), nope(a=[1,{'b': None}])] and [read_file](x) [ls(\n)]\n<|python_start|>[read_file(path=\"\"\"a\"b\"\"\")]<|python_end|>",
+    "<|tool_call_start|>[{\"name\": \"ls\", \"arguments\": {}}, search(query=r'\\d+', tags=(1, -2.5e3, True), limit='4')]<|tool_call_end|>ok <|tool_call_start|>[ls(",
+    "<function_calls>\nsearch(exact=true, opts={\"a\": null, 2: 'x'})\nget_weather(city=\"\\ud83d\\ude00\\ud800\")\n</function_calls>\n<function_calls><invoke name=\"ls\"></invoke></function_calls>",
+    "<|channel>thought\nplan<channel|><|tool_call>call:search{opts:{a:[1,<|\"|>x<|\"|>]},query:<|\"|>a <|\"b\"|> {,}<|\"|>}<tool_call|><|tool_call>call:nope{}<tool_call|> tail <|tool_call>call:ls{",
+    "<tool_call>{\"name\": \"ls\"}</tool_call>\n[ls()] <read_file><path>[ls()]</path></read_file>",
+];
+
+#[test]
+fn each_dialect_alone_agrees_under_splits() {
+    use crate::core::WireFormat::*;
+    for format in [Pythonic, Lfm2, Olmo3, Gemma4] {
+        for input in MIXED {
+            let config = DetectConfig::only(format);
+            let (whole, regions) = run_pieces(&[input], config.clone());
+            conserved(input, &whole.text, &regions);
+            let (single, regions) = run_pieces(&chars(input), config);
+            conserved(input, &single.text, &regions);
+            assert_eq!(strip_ids(single), strip_ids(whole), "{format}: {input}");
+        }
+    }
+}
