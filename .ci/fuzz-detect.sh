@@ -9,7 +9,8 @@ secs="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(detect_dialects detect_auto detect_xml detect_json_tool_use detect_open_ai_function detect_hermes detect_qwen3_coder detect_anthropic_invoke)
+  # Every target fuzz/Cargo.toml declares.
+  mapfile -t targets < <(sed -n 's/^name = "\(detect_[a-z0-9_]*\)"$/\1/p' Cargo.toml)
 fi
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \

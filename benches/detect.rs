@@ -55,6 +55,22 @@ fn call_text(format: &str, content: &str) -> String {
         "anthropic_invoke" => format!(
             "<function_calls>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n</invoke>\n</function_calls>"
         ),
+        // Python string literal: JSON's escapes mean the same in Python.
+        "pythonic" => format!(
+            "[write_to_file(path='src/big.rs', content={})]",
+            Value::String(content.to_owned())
+        ),
+        "lfm2" => format!(
+            "<|tool_call_start|>[write_to_file(path='src/big.rs', content={})]<|tool_call_end|>",
+            Value::String(content.to_owned())
+        ),
+        "olmo3" => format!(
+            "<function_calls>write_to_file(path=\"src/big.rs\", content={})</function_calls>",
+            Value::String(content.to_owned())
+        ),
+        "gemma4" => format!(
+            "<|tool_call>call:write_to_file{{content:<|\"|>{content}<|\"|>,path:<|\"|>src/big.rs<|\"|>}}<tool_call|>"
+        ),
         _ => unreachable!("known format"),
     }
 }
@@ -102,6 +118,27 @@ const FORMATS: &[&str] = &[
     "qwen3_coder",
     "anthropic_invoke",
 ];
+
+/// Open-model dialects (issue 6): the 16 KB case.
+const OPEN_FORMATS: &[&str] = &["pythonic", "lfm2", "olmo3", "gemma4"];
+
+fn per_open_format(c: &mut Criterion) {
+    let catalog = catalog();
+    let body = content(16 * 1024);
+    for format in OPEN_FORMATS {
+        let text = call_text(format, &body);
+        assert_eq!(run(&catalog, &[&text]), 1, "{format} parses");
+        let mut group = c.benchmark_group(format!("{format}/16K"));
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        for n in [1usize, 4, 64, 4096] {
+            let pieces = deltas(&text, n);
+            group.bench_with_input(BenchmarkId::new("delta", n), &pieces, |b, pieces| {
+                b.iter(|| run(&catalog, black_box(pieces)))
+            });
+        }
+        group.finish();
+    }
+}
 
 fn per_format(c: &mut Criterion) {
     let catalog = catalog();
@@ -180,6 +217,6 @@ fn mixed(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default();
-    targets = per_format, mixed
+    targets = per_format, per_open_format, mixed
 }
 criterion_main!(benches);

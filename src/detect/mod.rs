@@ -11,6 +11,8 @@ mod format;
 mod formats;
 mod json_call;
 mod json_tokenizer;
+mod py_call;
+mod py_literal;
 mod reasoning;
 mod sink;
 mod xml_call;

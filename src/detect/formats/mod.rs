@@ -5,9 +5,13 @@
 
 pub(crate) mod anthropic_invoke;
 pub(crate) mod fenced;
+pub(crate) mod gemma4;
 pub(crate) mod hermes;
 pub(crate) mod json_tool_use;
+pub(crate) mod lfm2;
+pub(crate) mod olmo3;
 pub(crate) mod openai_function;
+pub(crate) mod pythonic;
 pub(crate) mod qwen3_coder;
 pub(crate) mod think;
 pub(crate) mod xml_tag;
@@ -27,6 +31,11 @@ fn registry() -> &'static [&'static dyn TextFormat] {
         &json_tool_use::JsonToolUse,
         &xml_tag::XmlTag,
         &think::Think,
+        // Olmo 3 after Anthropic legacy: both open with `<function_calls>`.
+        &olmo3::Olmo3,
+        &pythonic::Pythonic,
+        &lfm2::Lfm2,
+        &gemma4::Gemma4,
     ]
 }
 

@@ -18,6 +18,11 @@ const CORPUS: &[&str] = &[
     "Mixed <div> {\"a\":1} <ls></ls> `code` <tool_call>{\"name\":\"ls\"}</tool_call> <function_calls><invoke name=\"ls\"></invoke> tail <read_file><path>unfinished",
     "<think>\nplan: <read_file><path>x</path></read_file>\n</think>\n\nAnswer <think>not reasoning</think>",
     "<search><limit>3</limit><tags>[1,2]</tags></search>{\"type\":\"tool_use\",\"name\":\"search\",\"input\":\"{\\\"query\\\":\\\"q\\\"}\"}",
+    // Pythonic, LFM2, Olmo 3, Gemma 4 (issue 6).
+    "Text [get_weather(city='Par\\'is', days=2), ls(), nope(a=[1,{'b': None}])] and [read_file](x) [ls(\n)]\n<|python_start|>[read_file(path=\"\"\"a\"b\"\"\")]<|python_end|>",
+    "<|tool_call_start|>[{\"name\": \"ls\", \"arguments\": {}}, search(query=r'\\d+', tags=(1, -2.5e3, True), limit='4')]<|tool_call_end|>ok <|tool_call_start|>[ls(",
+    "<function_calls>\nsearch(exact=true, opts={\"a\": null, 2: 'x'})\nget_weather(city=\"\\ud83d\\ude00\\ud800\")\n</function_calls>\n<function_calls><invoke name=\"ls\"></invoke></function_calls>",
+    "<|channel>thought\nplan<channel|><|tool_call>call:search{opts:{a:[1,<|\"|>x<|\"|>]},query:<|\"|>a <|\"b\"|> {,}<|\"|>}<tool_call|><|tool_call>call:nope{}<tool_call|> tail <|tool_call>call:ls{",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {

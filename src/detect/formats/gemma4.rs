@@ -1,0 +1,188 @@
+//! Gemma 4: `<|tool_call>call:NAME{key:<|"|>value<|"|>,n:3}<tool_call|>`, and its
+//! thought channel `<|channel>thought\n…<channel|>` (reasoning).
+//!
+//! Keys are bare, strings are delimited by the special token `<|"|>` (no
+//! escapes: the content is kept byte-exact), numbers and `true`/`false` are
+//! bare, lists `[…]` and objects `{k:v}` nest. One call per block; blocks back
+//! to back are parallel calls. `<|tool_call>` shares its first bytes with
+//! Granite's `<|tool_call|>`; the byte after `call` tells them apart.
+
+use crate::core::{DiagnosticKind, JsonObject, WireFormat};
+
+use super::super::config::MAX_TAG_GAP;
+use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
+use super::super::py_literal::{ArgsConv, Step, Syntax};
+use super::super::reasoning::ReasoningBlock;
+use super::super::sink::{CallSink, finished_call};
+use super::super::xml_call::{Open, match_open, starts};
+
+const OPEN: &str = "<|tool_call>call:";
+const CLOSE: &str = "<tool_call|>";
+const THOUGHT: &str = "<|channel>thought";
+const THOUGHT_CLOSE: &str = "<channel|>";
+
+/// The Gemma 4 dialect.
+pub(crate) struct Gemma4;
+
+impl TextFormat for Gemma4 {
+    fn format(&self) -> WireFormat {
+        WireFormat::Gemma4
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"<"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        let bytes = input.as_bytes();
+        match starts(bytes, THOUGHT.as_bytes()) {
+            Some(true) => {
+                // The channel name is followed by a newline, then the thought.
+                return match bytes.get(THOUGHT.len()) {
+                    None => cx.need_more(),
+                    Some(b'\n') => Probe::Match(Box::new(ReasoningBlock::new(
+                        THOUGHT.len() + 1,
+                        THOUGHT_CLOSE,
+                    ))),
+                    Some(b'<') => {
+                        Probe::Match(Box::new(ReasoningBlock::new(THOUGHT.len(), THOUGHT_CLOSE)))
+                    }
+                    Some(_) => Probe::NoMatch,
+                };
+            }
+            None if !cx.eof => return Probe::NeedMore,
+            _ => {}
+        }
+        match match_open(input, OPEN, "{", name_byte, 256) {
+            Open::Match(name, len) => Probe::Match(Box::new(GemmaCall {
+                state: GState::Opening { left: len },
+                name,
+                start: None,
+                call: None,
+                flushed: 0,
+                arguments: None,
+            })),
+            Open::NeedMore => cx.need_more(),
+            Open::NoMatch => Probe::NoMatch,
+        }
+    }
+}
+
+fn name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+enum GState {
+    /// Consuming `<|tool_call>call:NAME{`. -> Args.
+    Opening { left: usize },
+    /// Inside the arguments. -> Close.
+    Args(Box<ArgsConv>),
+    /// After the closing `}`: the end token. -> done.
+    Close,
+}
+
+/// One Gemma 4 call block.
+struct GemmaCall {
+    state: GState,
+    name: String,
+    /// Region offset of the marker.
+    start: Option<usize>,
+    call: Option<(usize, String)>,
+    flushed: usize,
+    arguments: Option<JsonObject>,
+}
+
+impl GemmaCall {
+    /// The block ended at region offset `end`.
+    fn finish(&mut self, used: usize, sink: &mut CallSink<'_>) -> Parsed {
+        let end = sink.base + used;
+        match (self.call.take(), self.arguments.take()) {
+            (Some((index, id)), Some(arguments)) => sink.end(
+                index,
+                finished_call(id, &self.name, arguments, WireFormat::Gemma4),
+                end,
+            ),
+            _ => sink.unknown(self.start.unwrap_or(0), end, &self.name, WireFormat::Gemma4),
+        }
+        Parsed::done(used)
+    }
+}
+
+impl CallParser for GemmaCall {
+    fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        self.start.get_or_insert(sink.base);
+        loop {
+            match &mut self.state {
+                GState::Opening { left } => {
+                    let n = (*left).min(bytes.len());
+                    i += n;
+                    *left -= n;
+                    if *left > 0 {
+                        return Parsed::need_more(i);
+                    }
+                    self.call = sink
+                        .is_tool(&self.name)
+                        .then(|| sink.start(None, &self.name, WireFormat::Gemma4));
+                    self.state = GState::Args(Box::new(ArgsConv::new(Syntax::Gemma)));
+                }
+                GState::Args(conv) => {
+                    let catalog = sink.catalog;
+                    let step = conv.feed(&input[i..], eof, catalog.get(&self.name));
+                    if let Some((index, _)) = &self.call {
+                        let json = conv.json();
+                        sink.args(*index, &json[self.flushed..]);
+                        self.flushed = json.len();
+                    }
+                    match step {
+                        Step::NeedMore(n) => return Parsed::need_more(i + n),
+                        Step::Invalid(n, message) => {
+                            return Parsed::abandon(i + n, DiagnosticKind::Invalid, message);
+                        }
+                        Step::Done(n) => {
+                            i += n;
+                            if self.call.is_some() {
+                                match serde_json::from_str::<JsonObject>(conv.json()) {
+                                    Ok(a) => self.arguments = Some(a),
+                                    Err(e) => {
+                                        return Parsed::abandon(
+                                            i,
+                                            DiagnosticKind::Invalid,
+                                            format!("the arguments do not convert to json: {e}"),
+                                        );
+                                    }
+                                }
+                            }
+                            self.state = GState::Close;
+                        }
+                    }
+                }
+                GState::Close => {
+                    let ws = bytes[i..]
+                        .iter()
+                        .take(MAX_TAG_GAP + 1)
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    let j = i + ws;
+                    if ws > MAX_TAG_GAP {
+                        return self.finish(i, sink);
+                    }
+                    if j == bytes.len() {
+                        return if eof {
+                            self.finish(i, sink)
+                        } else {
+                            Parsed::need_more(i)
+                        };
+                    }
+                    return match starts(&bytes[j..], CLOSE.as_bytes()) {
+                        Some(true) => self.finish(j + CLOSE.len(), sink),
+                        None if !eof => Parsed::need_more(i),
+                        // The body is complete; only the end token is missing.
+                        _ => self.finish(i, sink),
+                    };
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,446 @@
+//! The call parser shared by the pythonic dialects: a list of calls
+//! `[f(a=1), g()]` (bare, or inside a wrapper such as `<|tool_call_start|>`),
+//! or one call per line inside a block (Olmo 3's `<function_calls>`).
+//!
+//! Each call's keyword arguments go through [`ArgsConv`], which streams them as
+//! JSON while the model writes them. A call's `CallEnd` waits for the end of
+//! its list (or block): a list that fails (unbalanced, a non-literal argument,
+//! cut off) gives its whole text back, so prose that happens to start like a
+//! call list never runs a tool. An element naming an unknown tool goes back
+//! as text on its own; the other elements stay calls.
+
+use crate::core::{DiagnosticKind, JsonObject, ToolCall, WireFormat};
+
+use super::config::MAX_TAG_GAP;
+use super::format::{CallParser, Parsed};
+use super::json_call::ArgsCapture;
+use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
+use super::py_literal::{ArgsConv, Step, Syntax};
+use super::sink::{CallSink, finished_call};
+use super::xml_call::starts;
+
+/// The longest tool name read in a list.
+const MAX_NAME: usize = 256;
+
+/// The shape of one pythonic dialect.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListSpec {
+    pub(crate) format: WireFormat,
+    /// Bytes of the opening wrapper the probe confirmed (0 for a bare list).
+    pub(crate) open_len: usize,
+    /// Calls inside `[…]` (else one per line, Olmo 3).
+    pub(crate) bracketed: bool,
+    /// The closing wrapper, if any (optional at end of stream).
+    pub(crate) close: Option<&'static str>,
+    /// Elements may also be JSON envelopes `{"name": …, "arguments": {…}}` (LFM2).
+    pub(crate) json_entries: bool,
+}
+
+/// Where a list parser is.
+enum LState {
+    /// Consuming the wrapper the probe confirmed. -> ListOpen / Entry.
+    Opening { left: usize },
+    /// Whitespace, then `[`. -> Entry.
+    ListOpen,
+    /// An element, `]` (bracketed) or the closing wrapper (lines). -> Name / Json / Close / done.
+    Entry,
+    /// Reading a tool name. -> Args.
+    Name,
+    /// Inside a call's arguments. -> AfterEntry.
+    Args(Box<ArgsConv>),
+    /// Inside a JSON envelope element. -> AfterEntry.
+    Json(Box<JsonEntry>),
+    /// After an element: `,` or `]` (bracketed). -> Entry / Close.
+    AfterEntry,
+    /// After `]`: whitespace and the closing wrapper. -> done.
+    Close,
+}
+
+/// A call whose body is complete, waiting for its list to end.
+struct Ended {
+    index: usize,
+    call: ToolCall,
+    end: usize,
+}
+
+/// The parser of one pythonic call region.
+pub(crate) struct PyListParser {
+    spec: ListSpec,
+    state: LState,
+    /// Region offset where the current element starts.
+    start: usize,
+    name: String,
+    call: Option<(usize, String)>,
+    /// Bytes of the current call's arguments JSON already emitted.
+    flushed: usize,
+    ended: Vec<Ended>,
+    entries: usize,
+}
+
+impl PyListParser {
+    pub(crate) fn new(spec: ListSpec) -> Self {
+        Self {
+            state: LState::Opening {
+                left: spec.open_len,
+            },
+            spec,
+            start: 0,
+            name: String::new(),
+            call: None,
+            flushed: 0,
+            ended: Vec::new(),
+            entries: 0,
+        }
+    }
+
+    /// The list ended well: every call it holds ends now.
+    fn flush_ended(&mut self, sink: &mut CallSink<'_>) {
+        for e in self.ended.drain(..) {
+            sink.end(e.index, e.call, e.end);
+        }
+    }
+
+    fn done(&mut self, used: usize, sink: &mut CallSink<'_>) -> Parsed {
+        self.flush_ended(sink);
+        Parsed::done(used)
+    }
+
+    /// The current element ended at region offset `end`.
+    fn end_entry(&mut self, arguments: JsonObject, end: usize, sink: &mut CallSink<'_>) {
+        self.entries += 1;
+        match self.call.take() {
+            Some((index, id)) => self.ended.push(Ended {
+                index,
+                call: finished_call(id, &self.name, arguments, self.spec.format),
+                end,
+            }),
+            None => sink.unknown(self.start, end, &self.name, self.spec.format),
+        }
+    }
+}
+
+fn invalid(used: usize, message: impl Into<String>) -> Parsed {
+    Parsed::abandon(used, DiagnosticKind::Invalid, message)
+}
+
+/// A byte of a tool name in a call list.
+pub(crate) fn call_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+impl CallParser for PyListParser {
+    fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        loop {
+            match &mut self.state {
+                LState::Opening { left } => {
+                    let n = (*left).min(bytes.len() - i);
+                    i += n;
+                    *left -= n;
+                    if *left > 0 {
+                        return Parsed::need_more(i);
+                    }
+                    self.state = if self.spec.bracketed {
+                        LState::ListOpen
+                    } else {
+                        LState::Entry
+                    };
+                }
+                LState::ListOpen => {
+                    i += bytes[i..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    match bytes.get(i) {
+                        None => return Parsed::need_more(i),
+                        Some(b'[') => {
+                            i += 1;
+                            self.state = LState::Entry;
+                        }
+                        Some(_) => return invalid(i, "expected `[` to open the call list"),
+                    }
+                }
+                LState::Entry => {
+                    // Between the lines of a block, a comma is a separator too.
+                    let lines = !self.spec.bracketed;
+                    let ws = bytes[i..]
+                        .iter()
+                        .take_while(|&&b| b.is_ascii_whitespace() || (lines && b == b','))
+                        .count();
+                    let j = i + ws;
+                    let Some(&b) = bytes.get(j) else {
+                        if eof && !self.spec.bracketed && self.entries > 0 {
+                            // The block lacks only its closing wrapper.
+                            return self.done(i, sink);
+                        }
+                        // Between the lines of a block, whitespace is held (a
+                        // bounded run) in case the block ends here.
+                        let hold = !self.spec.bracketed && ws <= MAX_TAG_GAP;
+                        return Parsed::need_more(if hold { i } else { j });
+                    };
+                    if self.spec.bracketed && b == b']' {
+                        if self.entries == 0 {
+                            return invalid(j, "the call list is empty");
+                        }
+                        i = j + 1;
+                        if self.spec.close.is_none() {
+                            return self.done(i, sink);
+                        }
+                        self.state = LState::Close;
+                        continue;
+                    }
+                    if !self.spec.bracketed
+                        && let Some(close) = self.spec.close
+                    {
+                        match starts(&bytes[j..], close.as_bytes()) {
+                            Some(true) if self.entries > 0 => {
+                                return self.done(j + close.len(), sink);
+                            }
+                            Some(true) => return invalid(j, "the block holds no call"),
+                            None if !eof => {
+                                return Parsed::need_more(if ws <= MAX_TAG_GAP { i } else { j });
+                            }
+                            _ => {}
+                        }
+                    }
+                    if b.is_ascii_alphabetic() || b == b'_' {
+                        self.start = sink.base + j;
+                        self.name.clear();
+                        self.state = LState::Name;
+                        i = j;
+                    } else if b == b'{' && self.spec.json_entries {
+                        self.start = sink.base + j;
+                        self.state = LState::Json(Box::new(JsonEntry::new(self.spec.format)));
+                        i = j;
+                    } else if !self.spec.bracketed && self.entries > 0 {
+                        // Not another call: the block ends before this.
+                        return self.done(i, sink);
+                    } else {
+                        return invalid(j, "expected a call");
+                    }
+                }
+                LState::Name => {
+                    let n = bytes[i..]
+                        .iter()
+                        .take_while(|&&b| call_name_byte(b))
+                        .count();
+                    if self.name.len() + n > MAX_NAME {
+                        return invalid(i, "a tool name is too long");
+                    }
+                    self.name.push_str(&input[i..i + n]);
+                    i += n;
+                    match bytes.get(i) {
+                        None => return Parsed::need_more(i),
+                        Some(b'(') => {
+                            i += 1;
+                            self.call = sink
+                                .is_tool(&self.name)
+                                .then(|| sink.start(None, &self.name, self.spec.format));
+                            self.flushed = 0;
+                            self.state = LState::Args(Box::new(ArgsConv::new(Syntax::Python)));
+                        }
+                        Some(_) => {
+                            return invalid(i, format!("expected `(` after `{}`", self.name));
+                        }
+                    }
+                }
+                LState::Args(conv) => {
+                    let catalog = sink.catalog;
+                    let step = conv.feed(&input[i..], eof, catalog.get(&self.name));
+                    if let Some((index, _)) = &self.call {
+                        let json = conv.json();
+                        sink.args(*index, &json[self.flushed..]);
+                        self.flushed = json.len();
+                    }
+                    match step {
+                        Step::NeedMore(n) => return Parsed::need_more(i + n),
+                        Step::Invalid(n, message) => return invalid(i + n, message),
+                        Step::Done(n) => {
+                            i += n;
+                            let arguments = if self.call.is_some() {
+                                match serde_json::from_str::<JsonObject>(conv.json()) {
+                                    Ok(a) => a,
+                                    Err(e) => {
+                                        return invalid(
+                                            i,
+                                            format!("the arguments do not convert to json: {e}"),
+                                        );
+                                    }
+                                }
+                            } else {
+                                JsonObject::new()
+                            };
+                            self.state = LState::AfterEntry;
+                            self.end_entry(arguments, sink.base + i, sink);
+                        }
+                    }
+                }
+                LState::Json(entry) => {
+                    let JsonEntry { tok, handler } = &mut **entry;
+                    let status = tok.feed(&input[i..], &mut |ev| handler.event(ev, sink));
+                    match status {
+                        TokStatus::NeedMore => return Parsed::need_more(bytes.len()),
+                        TokStatus::Invalid(n) | TokStatus::Stopped(n) => {
+                            return invalid(i + n, "the call envelope is not valid json");
+                        }
+                        TokStatus::Done(n) => {
+                            i += n;
+                            let Some(name) = handler.name.clone() else {
+                                return invalid(i, "the call has no name");
+                            };
+                            handler.try_start(sink);
+                            self.name = name;
+                            self.call = handler.call.take();
+                            let arguments = match &self.call {
+                                Some((index, _)) => match handler.args.finish(*index, sink) {
+                                    Ok(a) => a,
+                                    Err(_) => {
+                                        return invalid(i, "arguments are not a json object");
+                                    }
+                                },
+                                None => JsonObject::new(),
+                            };
+                            self.state = LState::AfterEntry;
+                            self.end_entry(arguments, sink.base + i, sink);
+                        }
+                    }
+                }
+                LState::AfterEntry => {
+                    if !self.spec.bracketed {
+                        self.state = LState::Entry;
+                        continue;
+                    }
+                    i += bytes[i..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    match bytes.get(i) {
+                        None => return Parsed::need_more(i),
+                        Some(b',') => {
+                            i += 1;
+                            self.state = LState::Entry;
+                        }
+                        Some(b']') => {
+                            i += 1;
+                            if self.spec.close.is_none() {
+                                return self.done(i, sink);
+                            }
+                            self.state = LState::Close;
+                        }
+                        Some(_) => return invalid(i, "expected `,` or `]` after a call"),
+                    }
+                }
+                LState::Close => {
+                    let Some(close) = self.spec.close else {
+                        return self.done(i, sink);
+                    };
+                    let ws = bytes[i..]
+                        .iter()
+                        .take(MAX_TAG_GAP + 1)
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    let j = i + ws;
+                    if ws > MAX_TAG_GAP {
+                        return self.done(i, sink);
+                    }
+                    if j == bytes.len() {
+                        return if eof {
+                            self.done(i, sink)
+                        } else {
+                            Parsed::need_more(i)
+                        };
+                    }
+                    return match starts(&bytes[j..], close.as_bytes()) {
+                        Some(true) => self.done(j + close.len(), sink),
+                        None if !eof => Parsed::need_more(i),
+                        // The list is complete; only the closing wrapper is missing.
+                        _ => self.done(i, sink),
+                    };
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Key {
+    #[default]
+    Other,
+    Name,
+    Args,
+}
+
+/// A JSON envelope element `{"name": …, "arguments": {…}}` of a call list.
+struct JsonEntry {
+    tok: JsonTokenizer,
+    handler: EntryHandler,
+}
+
+impl JsonEntry {
+    fn new(format: WireFormat) -> Self {
+        Self {
+            tok: JsonTokenizer::new(),
+            handler: EntryHandler {
+                format,
+                depth: 0,
+                key: Key::Other,
+                name: None,
+                call: None,
+                args: ArgsCapture::default(),
+            },
+        }
+    }
+}
+
+/// Reads one envelope; the arguments stream once the name is known.
+struct EntryHandler {
+    format: WireFormat,
+    depth: usize,
+    key: Key,
+    name: Option<String>,
+    call: Option<(usize, String)>,
+    args: ArgsCapture,
+}
+
+impl EntryHandler {
+    fn try_start(&mut self, sink: &mut CallSink<'_>) {
+        if self.call.is_none()
+            && let Some(name) = &self.name
+            && sink.is_tool(name)
+        {
+            self.call = Some(sink.start(None, name, self.format));
+        }
+        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+    }
+
+    fn event(&mut self, ev: JsonEvent<'_>, sink: &mut CallSink<'_>) -> Directive {
+        match ev {
+            JsonEvent::ObjectStart(_) | JsonEvent::ArrayStart(_) => self.depth += 1,
+            JsonEvent::ObjectEnd(_) | JsonEvent::ArrayEnd(_) => {
+                self.depth = self.depth.saturating_sub(1)
+            }
+            JsonEvent::Key(k) if self.depth == 1 => {
+                self.key = match k {
+                    "name" => Key::Name,
+                    "arguments" | "parameters" => Key::Args,
+                    _ => Key::Other,
+                };
+                if self.key == Key::Args {
+                    return Directive::Raw;
+                }
+            }
+            JsonEvent::Str(s) if self.depth == 1 && self.key == Key::Name => {
+                self.name = Some(s.to_owned());
+                self.try_start(sink);
+            }
+            JsonEvent::RawStart(kind) => self.args.start(kind),
+            JsonEvent::RawChunk(c) => {
+                self.args.chunk(c);
+                self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+            }
+            _ => {}
+        }
+        Directive::Continue
+    }
+}

@@ -1,0 +1,88 @@
+//! Unit tests of the open-model dialects (issue 6), one module per dialect.
+
+mod gemma4;
+mod lfm2;
+mod olmo3;
+mod pythonic;
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn split_at(input: &str, mut cuts: Vec<usize>) -> Vec<&str> {
+    cuts.retain(|&c| c <= input.len() && input.is_char_boundary(c));
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut pieces = Vec::new();
+    let mut pos = 0;
+    for c in cuts {
+        pieces.push(&input[pos..c]);
+        pos = c;
+    }
+    pieces.push(&input[pos..]);
+    pieces
+}
+
+fn strip_ids(mut o: Outcome) -> Outcome {
+    o.ids.clear();
+    o
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Fragments of the pythonic and Gemma dialects in any order: any split
+    /// gives the same outcome as one piece, the text plus the regions is the
+    /// input, and nothing panics (unbalanced brackets, bad escapes, huge
+    /// numbers, lone surrogates).
+    #[test]
+    fn pythonic_and_gemma_fragments_agree_under_splits(
+        parts in proptest::collection::vec(prop_oneof![
+            Just("["), Just("]"), Just("("), Just(")"), Just("{"), Just("}"), Just(","), Just("="),
+            Just(":"), Just(" "), Just("\n"), Just("'"), Just("\""), Just("'''"), Just("\\"),
+            Just("\\u"), Just("\\ud83d"), Just("\\ude00"), Just("\\x4"), Just("\\N{X}"), Just("r'"),
+            Just("[ls("), Just("[read_file("), Just("[search("), Just("path="), Just("limit="),
+            Just("tags="), Just("query="), Just("1"), Just("-2.5e3"), Just("1e999"), Just("0x"),
+            Just("True"), Just("None"), Just("null"), Just("x"), Just("é😀"),
+            Just("<|python_start|>"), Just("<|python_end|>"), Just("<|tool_call_start|>"),
+            Just("<|tool_call_end|>"), Just("<function_calls>"), Just("</function_calls>"),
+            Just("ls()"), Just("<|tool_call>call:"), Just("<tool_call|>"), Just("search{"),
+            Just("<|\"|>"), Just("<|"), Just("<|channel>thought\n"), Just("<channel|>"),
+            Just("{\"name\": \"ls\", \"arguments\": {}}"), Just("```"),
+        ], 0..28),
+        cut in proptest::collection::vec(0usize..400, 0..10),
+    ) {
+        let input: String = parts.concat();
+        let (whole, regions) = run_pieces(&[&input], DetectConfig::default());
+        conserved(&input, &whole.text, &regions);
+        let (split, regions) = run_pieces(&split_at(&input, cut), DetectConfig::default());
+        conserved(&input, &split.text, &regions);
+        prop_assert_eq!(strip_ids(split), strip_ids(whole.clone()));
+        let (single, _) = run_pieces(&chars(&input), DetectConfig::default());
+        prop_assert_eq!(strip_ids(single), strip_ids(whole));
+    }
+}
+
+/// Inputs mixing the four dialects with the core ones.
+const MIXED: &[&str] = &[
+    "Text [get_weather(city='Par\\'is', days=2), ls(), nope(a=[1,{'b': None}])] and [read_file](x) [ls(\n)]\n<|python_start|>[read_file(path=\"\"\"a\"b\"\"\")]<|python_end|>",
+    "<|tool_call_start|>[{\"name\": \"ls\", \"arguments\": {}}, search(query=r'\\d+', tags=(1, -2.5e3, True), limit='4')]<|tool_call_end|>ok <|tool_call_start|>[ls(",
+    "<function_calls>\nsearch(exact=true, opts={\"a\": null, 2: 'x'})\nget_weather(city=\"\\ud83d\\ude00\\ud800\")\n</function_calls>\n<function_calls><invoke name=\"ls\"></invoke></function_calls>",
+    "<|channel>thought\nplan<channel|><|tool_call>call:search{opts:{a:[1,<|\"|>x<|\"|>]},query:<|\"|>a <|\"b\"|> {,}<|\"|>}<tool_call|><|tool_call>call:nope{}<tool_call|> tail <|tool_call>call:ls{",
+    "<tool_call>{\"name\": \"ls\"}</tool_call>\n[ls()] <read_file><path>[ls()]</path></read_file>",
+];
+
+#[test]
+fn each_dialect_alone_agrees_under_splits() {
+    use crate::core::WireFormat::*;
+    for format in [Pythonic, Lfm2, Olmo3, Gemma4] {
+        for input in MIXED {
+            let config = DetectConfig::only(format);
+            let (whole, regions) = run_pieces(&[input], config.clone());
+            conserved(input, &whole.text, &regions);
+            let (single, regions) = run_pieces(&chars(input), config);
+            conserved(input, &single.text, &regions);
+            assert_eq!(strip_ids(single), strip_ids(whole), "{format}: {input}");
+        }
+    }
+}
