@@ -522,13 +522,22 @@ impl StreamDetector {
 
     fn find_stop(&self, from: usize) -> Option<usize> {
         let hay = &self.pending.as_bytes()[from..];
-        let found = match self.stops.as_slice() {
-            [a] => memchr::memchr(*a, hay),
-            [a, b] => memchr::memchr2(*a, *b, hay),
-            [a, b, c] => memchr::memchr3(*a, *b, *c, hay),
-            many => hay.iter().position(|x| many.contains(x)),
-        };
-        found.map(|p| p + from)
+        // Up to three stop bytes per SIMD pass; each later pass only searches
+        // before the best hit so far.
+        let mut best: Option<usize> = None;
+        for group in self.stops.chunks(3) {
+            let window = &hay[..best.unwrap_or(hay.len())];
+            let hit = match *group {
+                [a] => memchr::memchr(a, window),
+                [a, b] => memchr::memchr2(a, b, window),
+                [a, b, c] => memchr::memchr3(a, b, c, window),
+                _ => None,
+            };
+            if hit.is_some() {
+                best = hit;
+            }
+        }
+        best.map(|p| p + from)
     }
 
     /// Probes the enabled formats, in registration order, at `at`.
