@@ -105,7 +105,8 @@ struct Collected {
 impl Collected {
     fn absorb(&mut self, item: ToolCallItem) {
         if self.calls.len() <= item.tool_index {
-            self.calls.resize(item.tool_index + 1, (None, String::new()));
+            self.calls
+                .resize(item.tool_index + 1, (None, String::new()));
         }
         let call = &mut self.calls[item.tool_index];
         if call.0.is_none() {
@@ -192,7 +193,11 @@ fn truncate(s: &str) -> String {
 }
 
 /// One stream through a fresh toolrouter detector.
-fn toolrouter_stream(catalog: &Arc<ToolCatalog>, config: &DetectConfig, pieces: &[&str]) -> Collected {
+fn toolrouter_stream(
+    catalog: &Arc<ToolCatalog>,
+    config: &DetectConfig,
+    pieces: &[&str],
+) -> Collected {
     let mut detector = StreamDetector::new(catalog.clone(), config.clone());
     let mut events = Vec::new();
     let mut out = Collected::default();
@@ -230,7 +235,12 @@ fn toolrouter_stream(catalog: &Arc<ToolCatalog>, config: &DetectConfig, pieces: 
 /// One stream through a fresh `tool-parser` parser: `parse_incremental` per
 /// delta, then `get_unstreamed_tool_args` and `take_unstreamed_normal_text`,
 /// as its README and the SMG gateway's streaming path use it.
-fn tool_parser_stream(factory: &ParserFactory, parser: &str, tools: &[Tool], pieces: &[&str]) -> Collected {
+fn tool_parser_stream(
+    factory: &ParserFactory,
+    parser: &str,
+    tools: &[Tool],
+    pieces: &[&str],
+) -> Collected {
     let mut parser = factory
         .registry()
         .create_parser(parser)
@@ -269,10 +279,23 @@ fn max_run() -> Duration {
 /// ids), so that combinations not asked for are not run untimed either.
 fn filter() -> Option<regex::Regex> {
     const WITH_VALUE: &[&str] = &[
-        "--warm-up-time", "--measurement-time", "--sample-size", "--save-baseline", "--baseline",
-        "--baseline-lenient", "--load-baseline", "--noise-threshold", "--confidence-level",
-        "--significance-level", "--nresamples", "--plotting-backend", "--output-format",
-        "--color", "--profile-time", "-c", "-s",
+        "--warm-up-time",
+        "--measurement-time",
+        "--sample-size",
+        "--save-baseline",
+        "--baseline",
+        "--baseline-lenient",
+        "--load-baseline",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--nresamples",
+        "--plotting-backend",
+        "--output-format",
+        "--color",
+        "--profile-time",
+        "-c",
+        "-s",
     ];
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -286,7 +309,9 @@ fn filter() -> Option<regex::Regex> {
 }
 
 fn wanted(filter: &Option<regex::Regex>, ids: &[String]) -> bool {
-    filter.as_ref().is_none_or(|f| ids.iter().any(|id| f.is_match(id)))
+    filter
+        .as_ref()
+        .is_none_or(|f| ids.iter().any(|id| f.is_match(id)))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -339,7 +364,8 @@ fn compare(c: &mut Criterion) {
             if !wanted(&filter, &ids) {
                 continue;
             }
-            let dialect: &Dialect = workloads::dialect(name).expect("shared dialect has a workload");
+            let dialect: &Dialect =
+                workloads::dialect(name).expect("shared dialect has a workload");
             let format: WireFormat = dialect.format.parse().expect("workload names a format");
             let config = DetectConfig::default().with_formats([format]);
             let has_detector = implemented.contains(&format);
@@ -351,7 +377,10 @@ fn compare(c: &mut Criterion) {
             }));
             let complete = catch_unwind(AssertUnwindSafe(|| {
                 futures::executor::block_on(async {
-                    let parser = factory.registry().create_parser(parser).expect("registered");
+                    let parser = factory
+                        .registry()
+                        .create_parser(parser)
+                        .expect("registered");
                     let mut out = Collected::default();
                     match parser.parse_complete_with_tools(&text, &tools).await {
                         Ok((text, calls)) => {
@@ -369,8 +398,12 @@ fn compare(c: &mut Criterion) {
             for (what, v) in [("one delta", whole), ("parse_complete", complete)] {
                 match v {
                     Ok(Ok(())) => eprintln!("check: {group_name}/tool_parser/{what}: ok"),
-                    Ok(Err(why)) => eprintln!("check: {group_name}/tool_parser/{what}: MISMATCH: {why}"),
-                    Err(_) => eprintln!("check: {group_name}/tool_parser/{what}: MISMATCH: panicked"),
+                    Ok(Err(why)) => {
+                        eprintln!("check: {group_name}/tool_parser/{what}: MISMATCH: {why}")
+                    }
+                    Err(_) => {
+                        eprintln!("check: {group_name}/tool_parser/{what}: MISMATCH: panicked")
+                    }
                 }
             }
             let mut group = c.benchmark_group(&group_name);
@@ -384,7 +417,10 @@ fn compare(c: &mut Criterion) {
                         continue;
                     }
                     if side == Side::Toolrouter && !has_detector {
-                        eprintln!("note: {id} skipped: toolrouter has no {} detector yet", dialect.format);
+                        eprintln!(
+                            "note: {id} skipped: toolrouter has no {} detector yet",
+                            dialect.format
+                        );
                         continue;
                     }
                     if let Some(&(prev_size, prev_secs)) = last.get(&(name, side, n)) {
@@ -414,22 +450,40 @@ fn compare(c: &mut Criterion) {
                         Err(why) => eprintln!("check: {id}: MISMATCH: {why}"),
                     }
                     if side == Side::Toolrouter && collected.verdict(&expected).is_err() {
-                        eprintln!("note: {id} skipped: toolrouter's detector does not yet give the expected call");
+                        eprintln!(
+                            "note: {id} skipped: toolrouter's detector does not yet give the expected call"
+                        );
                         continue;
                     }
                     if secs > limit.as_secs_f64() {
-                        eprintln!("note: {id} skipped: one stream took {secs:.0} s, over BENCH_COMPARE_MAX_SECS");
+                        eprintln!(
+                            "note: {id} skipped: one stream took {secs:.0} s, over BENCH_COMPARE_MAX_SECS"
+                        );
                         continue;
                     }
-                    group.sampling_mode(if secs > 0.05 { SamplingMode::Flat } else { SamplingMode::Auto });
-                    group.bench_with_input(BenchmarkId::new(side.as_str(), n), &pieces, |b, pieces| {
-                        b.iter(|| match side {
-                            Side::Toolrouter => toolrouter_stream(&catalog, &config, black_box(pieces)).calls.len(),
-                            Side::ToolParser => {
-                                tool_parser_stream(&factory, parser, &tools, black_box(pieces)).calls.len()
-                            }
-                        })
+                    group.sampling_mode(if secs > 0.05 {
+                        SamplingMode::Flat
+                    } else {
+                        SamplingMode::Auto
                     });
+                    group.bench_with_input(
+                        BenchmarkId::new(side.as_str(), n),
+                        &pieces,
+                        |b, pieces| {
+                            b.iter(|| match side {
+                                Side::Toolrouter => {
+                                    toolrouter_stream(&catalog, &config, black_box(pieces))
+                                        .calls
+                                        .len()
+                                }
+                                Side::ToolParser => {
+                                    tool_parser_stream(&factory, parser, &tools, black_box(pieces))
+                                        .calls
+                                        .len()
+                                }
+                            })
+                        },
+                    );
                 }
             }
             group.finish();
