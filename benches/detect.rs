@@ -1,7 +1,9 @@
-//! Streaming detection benchmarks: one call per format with 1 KB, 16 KB and
+//! Streaming detection benchmarks: one call per core format with 1 KB, 16 KB and
 //! 256 KB of file content as arguments, fed in 1-, 4- and 64-byte deltas (and
-//! 4 KB chunks), 1 MB of prose with 50 calls, and `serde_json::from_str` of the
-//! same arguments as the baseline. Filter with e.g. `cargo bench --bench detect -- hermes/16K`.
+//! 4 KB chunks), 1 MB of prose with 50 calls, every open-model dialect's 16 KB
+//! call (`dialects/<name>/16K`), and `serde_json::from_str` of the same arguments
+//! as the baseline. The workloads are in `workloads/` (shared with
+//! `bench-compare/`). Filter with e.g. `cargo bench --bench detect -- hermes/16K`.
 
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
@@ -11,7 +13,11 @@ use std::sync::Arc;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use toolrouter::detect::{DetectConfig, StreamDetector};
-use toolrouter::{DetectEvent, JsonObject, ToolCatalog};
+use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
+
+mod workloads;
+
+use workloads::{DIALECTS, Dialect, content, deltas, expected_args};
 
 fn catalog() -> Arc<ToolCatalog> {
     let schema = json!({"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}}});
@@ -22,76 +28,10 @@ fn catalog() -> Arc<ToolCatalog> {
     ]))
 }
 
-/// File content with quotes, backslashes, newlines and non-ASCII, `size` bytes or a little less.
-fn content(size: usize) -> String {
-    let line = "    let s = \"quote \\\"x\\\" path C:\\\\dir\"; // café 日本 🚀 {a: [1, 2]}\n";
-    let mut out = String::with_capacity(size);
-    while out.len() + line.len() <= size {
-        out.push_str(line);
-    }
-    out
-}
-
-fn call_text(format: &str, content: &str) -> String {
-    let args = json!({"path": "src/big.rs", "content": content});
-    let args_text = args.to_string();
-    match format {
-        "xml" => format!(
-            "<write_to_file><path>src/big.rs</path><content>{content}</content></write_to_file>"
-        ),
-        "json_tool_use" => format!(
-            r#"{{"type":"tool_use","id":"toolu_1","name":"write_to_file","input":{args_text}}}"#
-        ),
-        "open_ai_function" => format!(
-            r#"{{"tool_calls":[{{"id":"call_1","type":"function","function":{{"name":"write_to_file","arguments":{}}}}}]}}"#,
-            Value::String(args_text.clone())
-        ),
-        "hermes" => {
-            format!(r#"<tool_call>{{"name":"write_to_file","arguments":{args_text}}}</tool_call>"#)
-        }
-        "qwen3_coder" => format!(
-            "<tool_call>\n<function=write_to_file>\n<parameter=path>\nsrc/big.rs\n</parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
-        ),
-        "anthropic_invoke" => format!(
-            "<function_calls>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n</invoke>\n</function_calls>"
-        ),
-        // Python string literal: JSON's escapes mean the same in Python.
-        "pythonic" => format!(
-            "[write_to_file(path='src/big.rs', content={})]",
-            Value::String(content.to_owned())
-        ),
-        "lfm2" => format!(
-            "<|tool_call_start|>[write_to_file(path='src/big.rs', content={})]<|tool_call_end|>",
-            Value::String(content.to_owned())
-        ),
-        "olmo3" => format!(
-            "<function_calls>write_to_file(path=\"src/big.rs\", content={})</function_calls>",
-            Value::String(content.to_owned())
-        ),
-        "gemma4" => format!(
-            "<|tool_call>call:write_to_file{{content:<|\"|>{content}<|\"|>,path:<|\"|>src/big.rs<|\"|>}}<tool_call|>"
-        ),
-        _ => unreachable!("known format"),
-    }
-}
-
-/// Cuts `s` into deltas of `n` bytes (shorter at multi-byte characters).
-fn deltas(s: &str, n: usize) -> Vec<&str> {
-    let mut out = Vec::with_capacity(s.len() / n + 1);
-    let mut pos = 0;
-    while pos < s.len() {
-        let mut end = (pos + n).min(s.len());
-        while !s.is_char_boundary(end) {
-            end += 1;
-        }
-        out.push(&s[pos..end]);
-        pos = end;
-    }
-    out
-}
-
-fn run(catalog: &Arc<ToolCatalog>, pieces: &[&str]) -> usize {
-    let mut detector = StreamDetector::new(catalog.clone(), DetectConfig::default());
+/// One stream through a fresh detector, as a consumer would read it: the
+/// number of finished calls.
+fn run(catalog: &Arc<ToolCatalog>, config: &DetectConfig, pieces: &[&str]) -> usize {
+    let mut detector = StreamDetector::new(catalog.clone(), config.clone());
     let mut events = Vec::new();
     let mut calls = 0;
     for p in pieces {
@@ -110,6 +50,48 @@ fn run(catalog: &Arc<ToolCatalog>, pieces: &[&str]) -> usize {
             .count()
 }
 
+/// Why the detector's output for `pieces` is not exactly one `write_to_file`
+/// call with the expected arguments, if it is not.
+fn check(
+    catalog: &Arc<ToolCatalog>,
+    config: &DetectConfig,
+    pieces: &[&str],
+    expected: &Value,
+) -> Result<(), String> {
+    let mut detector = StreamDetector::new(catalog.clone(), config.clone());
+    let mut events = Vec::new();
+    for p in pieces {
+        detector.feed(p, &mut events);
+    }
+    detector.finish(&mut events);
+    let calls: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            DetectEvent::CallEnd { call, .. } => Some(call),
+            _ => None,
+        })
+        .collect();
+    match calls.as_slice() {
+        [call] if call.name == workloads::TOOL => {
+            if Value::Object(call.arguments.clone()) == *expected {
+                Ok(())
+            } else {
+                Err("the call's arguments differ from the expected ones".to_owned())
+            }
+        }
+        [call] => Err(format!("one call, named {:?}", call.name)),
+        other => Err(format!("{} calls instead of 1", other.len())),
+    }
+}
+
+/// The configuration a dialect's stream is detected with: the defaults, plus
+/// the dialect itself where it is off by default (Phi-4-mini).
+fn config_for(dialect: &Dialect) -> Option<DetectConfig> {
+    let format: WireFormat = dialect.format.parse().ok()?;
+    Some(DetectConfig::default().with_formats([format]))
+}
+
+/// The six core text formats of issue 3 (the first entries of `DIALECTS`).
 const FORMATS: &[&str] = &[
     "xml",
     "json_tool_use",
@@ -119,32 +101,13 @@ const FORMATS: &[&str] = &[
     "anthropic_invoke",
 ];
 
-/// Open-model dialects (issue 6): the 16 KB case.
-const OPEN_FORMATS: &[&str] = &["pythonic", "lfm2", "olmo3", "gemma4"];
-
-fn per_open_format(c: &mut Criterion) {
-    let catalog = catalog();
-    let body = content(16 * 1024);
-    for format in OPEN_FORMATS {
-        let text = call_text(format, &body);
-        assert_eq!(run(&catalog, &[&text]), 1, "{format} parses");
-        let mut group = c.benchmark_group(format!("{format}/16K"));
-        group.throughput(Throughput::Bytes(text.len() as u64));
-        for n in [1usize, 4, 64, 4096] {
-            let pieces = deltas(&text, n);
-            group.bench_with_input(BenchmarkId::new("delta", n), &pieces, |b, pieces| {
-                b.iter(|| run(&catalog, black_box(pieces)))
-            });
-        }
-        group.finish();
-    }
-}
-
 fn per_format(c: &mut Criterion) {
     let catalog = catalog();
-    for (label, size) in [("1K", 1024), ("16K", 16 * 1024), ("256K", 256 * 1024)] {
+    let config = DetectConfig::default();
+    for &(label, size) in workloads::SIZES {
         let body = content(size);
-        let args_text = json!({"path": "src/big.rs", "content": body}).to_string();
+        let expected = expected_args(&body);
+        let args_text = expected.to_string();
         let mut group = c.benchmark_group(format!("serde_json/{label}"));
         group.throughput(Throughput::Bytes(args_text.len() as u64));
         group.bench_function("from_str", |b| {
@@ -152,18 +115,70 @@ fn per_format(c: &mut Criterion) {
         });
         group.finish();
         for format in FORMATS {
-            let text = call_text(format, &body);
-            assert_eq!(run(&catalog, &[&text]), 1, "{format} parses");
+            let dialect = workloads::dialect(format).expect("core format has a workload");
+            let text = (dialect.text)(&body);
+            if let Err(why) = check(&catalog, &config, &[&text], &expected) {
+                panic!("{format}/{label}: {why}");
+            }
             let mut group = c.benchmark_group(format!("{format}/{label}"));
             group.throughput(Throughput::Bytes(text.len() as u64));
             for n in [1usize, 4, 64, 4096] {
                 let pieces = deltas(&text, n);
                 group.bench_with_input(BenchmarkId::new("delta", n), &pieces, |b, pieces| {
-                    b.iter(|| run(&catalog, black_box(pieces)))
+                    b.iter(|| run(&catalog, &config, black_box(pieces)))
                 });
             }
             group.finish();
         }
+    }
+}
+
+/// Every dialect that is not a core format: its 16 KB call in 4- and 64-byte
+/// deltas (issue 6). A dialect whose detector does not (yet) produce exactly
+/// one call with the expected arguments is skipped with a note.
+fn dialects(c: &mut Criterion) {
+    let catalog = catalog();
+    let implemented = toolrouter::detect::text_formats();
+    let body = content(16 * 1024);
+    let expected = expected_args(&body);
+    for dialect in DIALECTS.iter().filter(|d| !FORMATS.contains(&d.name)) {
+        let Some(config) = config_for(dialect) else {
+            eprintln!(
+                "note: dialects/{}: unknown format name {:?}, skipped",
+                dialect.name, dialect.format
+            );
+            continue;
+        };
+        if !implemented.iter().any(|f| f.as_str() == dialect.format) {
+            eprintln!(
+                "note: dialects/{}/16K skipped: no {} detector yet",
+                dialect.name, dialect.format
+            );
+            continue;
+        }
+        let text = (dialect.text)(&body);
+        let mut cases = Vec::new();
+        for n in [4usize, 64] {
+            let pieces = deltas(&text, n);
+            match check(&catalog, &config, &pieces, &expected) {
+                Ok(()) => cases.push((n, pieces)),
+                Err(why) => eprintln!(
+                    "note: dialects/{}/16K/delta/{n} skipped: the {} detector gives {why}",
+                    dialect.name, dialect.format
+                ),
+            }
+        }
+        if cases.is_empty() {
+            continue;
+        }
+        let mut group = c.benchmark_group(format!("dialects/{}/16K", dialect.name));
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        for (n, pieces) in &cases {
+            group.bench_with_input(BenchmarkId::new("delta", n), pieces, |b, pieces| {
+                b.iter(|| run(&catalog, &config, black_box(pieces)))
+            });
+        }
+        group.finish();
     }
 }
 
@@ -182,12 +197,13 @@ fn mixed_stream() -> (String, String) {
         }
         if i < 50 {
             let format = FORMATS[i % FORMATS.len()];
-            text.push_str(&call_text(format, &small));
+            let dialect = workloads::dialect(format).expect("core format has a workload");
+            text.push_str(&(dialect.text)(&small));
             text.push('\n');
             if i > 0 {
                 args_all.push(',');
             }
-            args_all.push_str(&json!({"path": "src/big.rs", "content": small}).to_string());
+            args_all.push_str(&expected_args(&small).to_string());
             i += 1;
         }
     }
@@ -197,15 +213,16 @@ fn mixed_stream() -> (String, String) {
 
 fn mixed(c: &mut Criterion) {
     let catalog = catalog();
+    let config = DetectConfig::default();
     let (text, args_all) = mixed_stream();
-    assert_eq!(run(&catalog, &[&text]), 50, "50 calls");
+    assert_eq!(run(&catalog, &config, &[&text]), 50, "50 calls");
     let mut group = c.benchmark_group("mixed/1M");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(10);
     for n in [4usize, 64, 4096] {
         let pieces = deltas(&text, n);
         group.bench_with_input(BenchmarkId::new("delta", n), &pieces, |b, pieces| {
-            b.iter(|| run(&catalog, black_box(pieces)))
+            b.iter(|| run(&catalog, &config, black_box(pieces)))
         });
     }
     group.bench_function("serde_json_args", |b| {
@@ -217,6 +234,6 @@ fn mixed(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default();
-    targets = per_format, per_open_format, mixed
+    targets = per_format, dialects, mixed
 }
 criterion_main!(benches);
