@@ -90,9 +90,9 @@ where
         }
         Err(e) => Err(super::ServeError::Handshake(e.to_string())),
     };
-    // rmcp stops when the relay pipe closes, which the reader does once the
-    // input ends and its own calls are answered; if rmcp stopped first (a failed
-    // handshake), stop the reader too.
+    // rmcp stops when the relay pipe closes, which the reader does as soon as
+    // the input ends (it then gives its own calls up to 5 s to answer); if rmcp
+    // stopped for another reason (a failed handshake), stop the reader too.
     shutdown.cancel();
     let _ = reader_task.await;
     // Every sender is gone now (the reader's, the calls', rmcp's transport), so
