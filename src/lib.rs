@@ -42,6 +42,6 @@ pub use rmcp;
 pub use router::{RouteEvent, RouteSession, Router, TurnOutcome};
 pub use server::{
     HttpOptions, HttpServer, McpServer, PromptRegistry, ResourceRegistry, ServeError,
-    ServerOptions, serve_http, serve_stdio,
+    ServerOptions, serve_http, serve_io, serve_stdio,
 };
 pub use toolrouter_providers as providers;

@@ -1,6 +1,5 @@
-//! stdio transport: one MCP connection over the process's stdin and stdout.
-
-use rmcp::ServiceExt as _;
+//! stdio transport: one MCP connection over the process's stdin and stdout
+//! (newline-delimited JSON-RPC; see `line` for how it is served).
 
 use super::error::ServeError;
 use super::handler::{McpServer, ServerOptions};
@@ -23,13 +22,5 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    let running = McpServer::new(hub, options)
-        .serve((reader, writer))
-        .await
-        .map_err(|e| ServeError::Handshake(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| ServeError::Io(std::io::Error::other(e.to_string())))?;
-    Ok(())
+    super::line::serve_lines(McpServer::new(hub, options), reader, writer).await
 }

@@ -14,4 +14,5 @@ mod route;
 mod server_cli;
 mod server_http;
 mod server_python;
+mod server_stdio;
 mod support;

@@ -1,0 +1,418 @@
+//! The stdio transport's fast path: newline-delimited JSON-RPC where
+//! `tools/call` of an initialized session is answered without rmcp's service
+//! loop, and everything else is relayed to rmcp unchanged.
+//!
+//! rmcp's own stdio transport hands every message to its service loop, which
+//! spawns a task per request, routes the reply through two channels and spawns
+//! another task to write it behind a lock. Here one reader task frames lines
+//! (memchr), and for a `tools/call` in a session that did the `initialize`
+//! handshake it calls the server's rmcp `Service::handle_request` itself (so
+//! rmcp's protocol checks and result shaping still apply) in a task of its own,
+//! and queues the encoded reply. Every other line (the handshake, lists,
+//! notifications, replies to server-to-client requests, anything unparsable, and
+//! any request that names its own protocol version) goes, byte for byte, to an
+//! rmcp service running on [`RelayTransport`], which parses it with rmcp's own
+//! `AsyncRwTransport`. One writer task owns the output and writes whole lines in
+//! the order they were queued, so a handler's progress or log notification
+//! (sent through rmcp's peer, queued when rmcp hands it to the transport) always
+//! precedes the reply of the call that sent it.
+
+use std::collections::HashMap;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{Buf as _, BytesMut};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions as _, GetMeta as _,
+    JsonRpcRequest, RequestId, ServerJsonRpcMessage,
+};
+use rmcp::service::{Peer, RequestContext, RoleServer, Service as _};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::{AsyncRwTransport, DEFAULT_MAX_LINE_LENGTH};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, DuplexStream};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::handler::McpServer;
+
+/// Encoded output lines, each ending in `\n`.
+type LineSender = mpsc::UnboundedSender<Vec<u8>>;
+
+/// How long in-flight calls may take to answer after the input closes (as
+/// rmcp's service loop allows its handlers).
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Size of the in-memory pipe that carries relayed lines to rmcp.
+const RELAY_PIPE_BYTES: usize = 64 * 1024;
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Serves `server` over a byte stream pair until the input closes.
+pub(crate) async fn serve_lines<R, W>(
+    server: McpServer,
+    reader: R,
+    writer: W,
+) -> Result<(), super::ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    use rmcp::ServiceExt as _;
+
+    let (out, out_rx) = mpsc::unbounded_channel();
+    let writer_task = tokio::spawn(write_lines(writer, out_rx));
+    let (relay_in, relay_out) = tokio::io::duplex(RELAY_PIPE_BYTES);
+    let front = Front {
+        server: server.clone(),
+        peer: Arc::new(OnceLock::new()),
+        out: out.clone(),
+        in_flight: Arc::new(Mutex::new(HashMap::new())),
+        shutdown: CancellationToken::new(),
+        calls_ct: CancellationToken::new(),
+    };
+    let peer_slot = front.peer.clone();
+    let shutdown = front.shutdown.clone();
+    let reader_task = tokio::spawn(front.read_loop(reader, relay_in));
+    let transport = RelayTransport::new(relay_out, out);
+    let result = match server.serve(transport).await {
+        Ok(running) => {
+            // From here on `tools/call` takes the direct path.
+            let _ = peer_slot.set(running.peer().clone());
+            running
+                .waiting()
+                .await
+                .map(|_| ())
+                .map_err(|e| super::ServeError::Io(io::Error::other(e.to_string())))
+        }
+        Err(e) => Err(super::ServeError::Handshake(e.to_string())),
+    };
+    // rmcp stops when the relay pipe closes, which the reader does as soon as
+    // the input ends (it then gives its own calls up to 5 s to answer); if rmcp
+    // stopped for another reason (a failed handshake), stop the reader too.
+    shutdown.cancel();
+    let _ = reader_task.await;
+    // Every sender is gone now (the reader's, the calls', rmcp's transport), so
+    // the writer ends once it has written what was queued. A client that hung
+    // up before reading its last replies is not an error of the server (rmcp
+    // logs failed sends too).
+    if let Ok(Err(e)) = writer_task.await {
+        tracing::debug!(error = %e, "output closed before every reply was written");
+    }
+    result
+}
+
+/// Writes queued lines, batching whatever is ready into one write and flush.
+async fn write_lines<W>(
+    mut writer: W,
+    mut lines: mpsc::UnboundedReceiver<Vec<u8>>,
+) -> io::Result<()>
+where
+    W: AsyncWrite + Unpin,
+{
+    let mut batch = Vec::new();
+    while let Some(line) = lines.recv().await {
+        if lines.is_empty() {
+            writer.write_all(&line).await?;
+        } else {
+            batch.clear();
+            batch.extend_from_slice(&line);
+            while let Ok(more) = lines.try_recv() {
+                batch.extend_from_slice(&more);
+            }
+            writer.write_all(&batch).await?;
+        }
+        writer.flush().await?;
+    }
+    writer.shutdown().await.or(Ok(()))
+}
+
+/// The reader side: frames lines and dispatches them.
+struct Front {
+    server: McpServer,
+    /// Set once the `initialize` handshake is done.
+    peer: Arc<OnceLock<Peer<RoleServer>>>,
+    out: LineSender,
+    /// Cancellation tokens of the direct-path calls still running.
+    in_flight: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
+    /// Cancelled when the rmcp service has stopped: stops reading.
+    shutdown: CancellationToken,
+    /// Parent of every direct-path call's token: cancelled once the input has
+    /// closed and the calls had their time to answer.
+    calls_ct: CancellationToken,
+}
+
+impl Front {
+    async fn read_loop<R>(self, mut reader: R, mut relay: DuplexStream)
+    where
+        R: AsyncRead + Unpin,
+    {
+        let mut buf = BytesMut::with_capacity(8 * 1024);
+        let mut scanned = 0;
+        let mut discarding = false;
+        let mut calls = JoinSet::new();
+        'read: loop {
+            while let Some(pos) = memchr::memchr(b'\n', &buf[scanned..]) {
+                let end = scanned + pos + 1;
+                scanned = 0;
+                if discarding {
+                    buf.advance(end);
+                    discarding = false;
+                    continue;
+                }
+                let line = buf.split_to(end);
+                if !self.dispatch(&line, &mut relay, &mut calls).await {
+                    break 'read;
+                }
+            }
+            scanned = buf.len();
+            if buf.len() > DEFAULT_MAX_LINE_LENGTH {
+                // Same limit as rmcp's transport: drop the line, keep the connection.
+                tracing::error!(
+                    max_line_length = DEFAULT_MAX_LINE_LENGTH,
+                    "incoming message exceeded the maximum line length, discarding it"
+                );
+                buf.clear();
+                scanned = 0;
+                discarding = true;
+            }
+            while calls.try_join_next().is_some() {}
+            buf.reserve(8 * 1024);
+            let read = tokio::select! {
+                read = reader.read_buf(&mut buf) => read,
+                _ = self.shutdown.cancelled() => break,
+            };
+            match read {
+                Ok(0) => {
+                    // A last line without a newline still counts (as in rmcp).
+                    if !discarding && !buf.is_empty() {
+                        let mut line = buf.split();
+                        line.extend_from_slice(b"\n");
+                        let _ = self.dispatch(&line, &mut relay, &mut calls).await;
+                    }
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::error!(error = %e, "error reading from stream");
+                    break;
+                }
+            }
+        }
+        // The input is done: let running calls answer (bounded, as rmcp does),
+        // then cancel what is left. Closing the relay tells rmcp to finish too.
+        drop(relay);
+        let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
+            while calls.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!("timed out draining in-flight calls");
+        }
+        self.calls_ct.cancel();
+        calls.abort_all();
+    }
+
+    /// Handles one line (ending in `\n`); `false` when the relay is closed.
+    async fn dispatch(
+        &self,
+        line: &[u8],
+        relay: &mut DuplexStream,
+        calls: &mut JoinSet<()>,
+    ) -> bool {
+        if let Some(peer) = self.peer.get() {
+            let body = line.strip_suffix(b"\n").unwrap_or(line);
+            let body = body.strip_suffix(b"\r").unwrap_or(body);
+            let body = body.strip_prefix(UTF8_BOM).unwrap_or(body);
+            match serde_json::from_slice::<ClientJsonRpcMessage>(body) {
+                Ok(ClientJsonRpcMessage::Request(request)) if direct_path(peer, &request) => {
+                    self.call(peer, request, calls);
+                    return true;
+                }
+                Ok(ClientJsonRpcMessage::Notification(notification)) => {
+                    if let ClientNotification::CancelledNotification(cancelled) =
+                        &notification.notification
+                        && let Some(id) = &cancelled.params.request_id
+                    {
+                        let token = self
+                            .in_flight
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .remove(id);
+                        if let Some(token) = token {
+                            tracing::info!(%id, reason = ?cancelled.params.reason, "cancelled");
+                            token.cancel();
+                        }
+                    }
+                    // rmcp sees every notification too (it ignores a
+                    // cancellation of a request it does not know).
+                }
+                _ => {}
+            }
+        }
+        relay.write_all(line).await.is_ok()
+    }
+
+    /// Runs one `tools/call` the way rmcp's service loop would, minus the loop.
+    fn call(
+        &self,
+        peer: &Peer<RoleServer>,
+        request: JsonRpcRequest<ClientRequest>,
+        calls: &mut JoinSet<()>,
+    ) {
+        let JsonRpcRequest {
+            id, mut request, ..
+        } = request;
+        let request_ct = self.calls_ct.child_token();
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), request_ct.clone());
+        let mut context = RequestContext::new(id.clone(), peer.clone());
+        context.ct = request_ct.child_token();
+        context.meta = std::mem::take(request.get_meta_mut());
+        context.extensions = std::mem::take(request.extensions_mut());
+        let server = self.server.clone();
+        let in_flight = self.in_flight.clone();
+        let out = self.out.clone();
+        calls.spawn(async move {
+            let reply = match server.handle_request(request, context).await {
+                Ok(result) => ServerJsonRpcMessage::response(result, id.clone()),
+                Err(error) => ServerJsonRpcMessage::error(error, Some(id.clone())),
+            };
+            // A cancelled request gets no reply (as in rmcp).
+            let Some(token) = in_flight
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id)
+            else {
+                tracing::debug!(%id, "dropping response for cancelled request");
+                return;
+            };
+            token.cancel();
+            match encode(&reply) {
+                Ok(line) => {
+                    let _ = out.send(line);
+                }
+                Err(e) => tracing::error!(error = %e, %id, "could not encode a reply"),
+            }
+        });
+    }
+}
+
+/// A `tools/call` takes the direct path once the session did the `initialize`
+/// handshake, unless it names a protocol version other than the session's own
+/// (rmcp then scopes the handler to that version, which only its loop can do).
+fn direct_path(peer: &Peer<RoleServer>, request: &JsonRpcRequest<ClientRequest>) -> bool {
+    if !matches!(request.request, ClientRequest::CallToolRequest(_)) {
+        return false;
+    }
+    let Some(info) = peer.peer_info() else {
+        return false;
+    };
+    match request.request.get_meta().protocol_version() {
+        None => true,
+        Some(version) => version == info.protocol_version,
+    }
+}
+
+fn encode(message: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(message)?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// The transport the rmcp service runs on: reads relayed lines with rmcp's own
+/// `AsyncRwTransport` (its parsing and compatibility rules), and queues what
+/// rmcp sends on the shared writer.
+pub(crate) struct RelayTransport {
+    inner: AsyncRwTransport<RoleServer, DuplexStream, LineSink>,
+    out: LineSender,
+}
+
+impl RelayTransport {
+    fn new(input: DuplexStream, out: LineSender) -> Self {
+        Self {
+            inner: AsyncRwTransport::new(input, LineSink::new(out.clone())),
+            out,
+        }
+    }
+}
+
+impl Transport<RoleServer> for RelayTransport {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        // Queued now, in the order rmcp sends, before the sender is told.
+        let queued = encode(&item).and_then(|line| {
+            self.out
+                .send(line)
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "output closed"))
+        });
+        std::future::ready(queued)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
+        Transport::<RoleServer>::receive(&mut self.inner)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        Transport::<RoleServer>::close(&mut self.inner)
+    }
+}
+
+/// Where rmcp's `AsyncRwTransport` writes the replies it makes itself (an
+/// `Invalid Request` error for a message of the wrong shape): whole lines onto
+/// the shared writer.
+pub(crate) struct LineSink {
+    partial: Vec<u8>,
+    out: LineSender,
+}
+
+impl LineSink {
+    fn new(out: LineSender) -> Self {
+        Self {
+            partial: Vec::new(),
+            out,
+        }
+    }
+}
+
+impl AsyncWrite for LineSink {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        let mut rest = buf;
+        while let Some(pos) = memchr::memchr(b'\n', rest) {
+            let (head, tail) = rest.split_at(pos + 1);
+            let mut line = std::mem::take(&mut this.partial);
+            line.extend_from_slice(head);
+            if this.out.send(line).is_err() {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::BrokenPipe,
+                    "output closed",
+                )));
+            }
+            rest = tail;
+        }
+        this.partial.extend_from_slice(rest);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
