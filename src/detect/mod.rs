@@ -12,6 +12,7 @@ mod formats;
 mod json_call;
 mod json_tokenizer;
 mod reasoning;
+mod section_call;
 mod sink;
 mod xml_call;
 

@@ -18,6 +18,12 @@ const CORPUS: &[&str] = &[
     "Mixed <div> {\"a\":1} <ls></ls> `code` <tool_call>{\"name\":\"ls\"}</tool_call> <function_calls><invoke name=\"ls\"></invoke> tail <read_file><path>unfinished",
     "<think>\nplan: <read_file><path>x</path></read_file>\n</think>\n\nAnswer <think>not reasoning</think>",
     "<search><limit>3</limit><tags>[1,2]</tags></search>{\"type\":\"tool_use\",\"name\":\"search\",\"input\":\"{\\\"query\\\":\\\"q\\\"}\"}",
+    // DeepSeek V3, V3.1, DSML, Kimi K2, Step-3 (issue 6).
+    "Hi <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\", \"days\": 2}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>nope\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜> bye",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{\"path\": \"<｜tool▁call▁end｜>\\\"\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>ls<｜tool▁sep｜>{}",
+    "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"search\">\n<｜DSML｜parameter name=\"limit\" string=\"false\">3</｜DSML｜parameter>\n<｜DSML｜parameter name=\"query\" string=\"true\">a</｜DSML｜parameter>b\n</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"zz\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+    "x<|tool_calls_section_begin|> <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\":\"é\"}<|tool_call_end|><|tool_call_begin|>functions.nope:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>y",
+    "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"search\">\n<steptml:parameter name=\"limit\">4</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜> then <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\">",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
