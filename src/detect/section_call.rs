@@ -462,6 +462,7 @@ impl CallParser for SectionParser {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -3,4 +3,5 @@
 mod deepseek;
 mod deepseek_dsml;
 mod kimi_k2;
+mod props;
 mod step3;
