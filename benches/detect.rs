@@ -55,6 +55,21 @@ fn call_text(format: &str, content: &str) -> String {
         "anthropic_invoke" => format!(
             "<function_calls>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n</invoke>\n</function_calls>"
         ),
+        "deepseek_v3" => format!(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_to_file\n```json\n{args_text}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        ),
+        "deepseek_v31" => format!(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_to_file<｜tool▁sep｜>{args_text}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        ),
+        "deepseek_dsml" => format!(
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_to_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">src/big.rs</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">{content}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+        ),
+        "kimi_k2" => format!(
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_to_file:0<|tool_call_argument_begin|>{args_text}<|tool_call_end|><|tool_calls_section_end|>"
+        ),
+        "step3" => format!(
+            "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"write_to_file\">\n<steptml:parameter name=\"path\">src/big.rs</steptml:parameter>\n<steptml:parameter name=\"content\">{content}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>"
+        ),
         _ => unreachable!("known format"),
     }
 }
@@ -101,6 +116,11 @@ const FORMATS: &[&str] = &[
     "hermes",
     "qwen3_coder",
     "anthropic_invoke",
+    "deepseek_v3",
+    "deepseek_v31",
+    "deepseek_dsml",
+    "kimi_k2",
+    "step3",
 ];
 
 fn per_format(c: &mut Criterion) {
