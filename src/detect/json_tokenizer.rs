@@ -261,6 +261,16 @@ impl JsonTokenizer {
         Self::default()
     }
 
+    /// A tokenizer whose whole top-level value is raw-captured, as if it were
+    /// the value of a key answered with [`Directive::Raw`] (an arguments object
+    /// that stands alone, as in the special-token section dialects).
+    pub(crate) fn raw_value() -> Self {
+        Self {
+            raw_next: true,
+            ..Self::default()
+        }
+    }
+
     /// Feeds the next piece.
     pub(crate) fn feed(
         &mut self,

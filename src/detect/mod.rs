@@ -14,6 +14,7 @@ mod json_tokenizer;
 mod py_call;
 mod py_literal;
 mod reasoning;
+mod section_call;
 mod sink;
 mod xml_call;
 

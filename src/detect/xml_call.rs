@@ -28,6 +28,12 @@ pub(crate) enum EntrySyntax {
     FunctionEq,
     /// `<invoke name="NAME">` (Anthropic legacy).
     InvokeName,
+    /// `<｜DSML｜invoke name="NAME">` … `</｜DSML｜invoke>` (DeepSeek V3.2/V4).
+    DsmlInvoke,
+    /// `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">` …
+    /// `</steptml:invoke><｜tool_call_end｜>` (Step-3): the call's own tokens
+    /// belong to the entry, so an unknown call's text is its whole element.
+    StepInvoke,
 }
 
 /// How a parameter opens.
@@ -39,6 +45,12 @@ pub(crate) enum ParamSyntax {
     ParameterEq,
     /// `<parameter name="P">value</parameter>`.
     ParameterName,
+    /// `<｜DSML｜parameter name="P" string="true|false">value</｜DSML｜parameter>`:
+    /// the flag types the value (`true`: the raw text is the string; `false`:
+    /// the text is JSON); the schema only when the flag is absent.
+    DsmlParameter,
+    /// `<steptml:parameter name="P">value</steptml:parameter>` (Step-3).
+    StepParameter,
 }
 
 /// The syntax of one XML dialect.
@@ -59,6 +71,8 @@ impl XmlSpec {
             EntrySyntax::Named { .. } => format!("</{name}>"),
             EntrySyntax::FunctionEq => "</function>".to_owned(),
             EntrySyntax::InvokeName => "</invoke>".to_owned(),
+            EntrySyntax::DsmlInvoke => DSML_INVOKE_CLOSE.to_owned(),
+            EntrySyntax::StepInvoke => STEP_INVOKE_CLOSE.to_owned(),
         }
     }
 
@@ -141,6 +155,72 @@ fn param_open(syntax: ParamSyntax, input: &str) -> Open {
         ParamSyntax::ParameterName => {
             match_open(input, "<parameter name=\"", "\">", name_byte, 256)
         }
+        ParamSyntax::DsmlParameter => dsml_param_open(input),
+        ParamSyntax::StepParameter => {
+            match_open(input, "<steptml:parameter name=\"", "\">", name_byte, 256)
+        }
+    }
+}
+
+/// The end of a DeepSeek DSML invoke.
+const DSML_INVOKE_CLOSE: &str = "</｜DSML｜invoke>";
+/// The end of a Step-3 call: the invoke, then the call's end token.
+const STEP_INVOKE_CLOSE: &str = "</steptml:invoke><｜tool_call_end｜>";
+/// The `string` attribute of a DSML parameter, with its two values.
+const DSML_FLAG: &str = "string=\"";
+
+/// `<｜DSML｜parameter name="P">`, optionally with ` string="true"` or
+/// ` string="false"` before the `>`.
+fn dsml_param_open(input: &str) -> Open {
+    let (name, len) = match match_open(input, "<｜DSML｜parameter name=\"", "\"", name_byte, 256)
+    {
+        Open::Match(name, len) => (name, len),
+        other => return other,
+    };
+    let bytes = input.as_bytes();
+    let mut i = len;
+    let ws = |i: usize| {
+        i + bytes[i..]
+            .iter()
+            .take(MAX_TAG_GAP + 1)
+            .take_while(|b| b.is_ascii_whitespace())
+            .count()
+    };
+    i = ws(i);
+    if i < bytes.len() && bytes[i] != b'>' {
+        match starts(&bytes[i..], DSML_FLAG.as_bytes()) {
+            Some(true) => i += DSML_FLAG.len(),
+            None => return Open::NeedMore,
+            Some(false) => return Open::NoMatch,
+        }
+        let value = bytes[i..]
+            .iter()
+            .take_while(|&&b| b.is_ascii_alphabetic())
+            .count();
+        match bytes.get(i + value) {
+            None => return Open::NeedMore,
+            Some(b'"') if matches!(&bytes[i..i + value], b"true" | b"false") => i += value + 1,
+            Some(_) => return Open::NoMatch,
+        }
+        i = ws(i);
+    }
+    match bytes.get(i) {
+        None => Open::NeedMore,
+        Some(b'>') => Open::Match(name, i + 1),
+        Some(_) => Open::NoMatch,
+    }
+}
+
+/// The type a parameter tag itself declares (DSML's `string` flag), if any.
+fn param_flag(syntax: ParamSyntax, tag: &str) -> Option<ParamType> {
+    if syntax != ParamSyntax::DsmlParameter {
+        return None;
+    }
+    let at = memchr::memmem::find(tag.as_bytes(), DSML_FLAG.as_bytes())?;
+    match tag.as_bytes().get(at + DSML_FLAG.len()) {
+        Some(b't') => Some(ParamType::String),
+        Some(b'f') => Some(ParamType::Any),
+        _ => None,
     }
 }
 
@@ -149,6 +229,16 @@ fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
         EntrySyntax::Named { .. } => Open::NoMatch,
         EntrySyntax::FunctionEq => match_open(input, "<function=", ">", name_byte, 256),
         EntrySyntax::InvokeName => match_open(input, "<invoke name=\"", "\">", name_byte, 256),
+        EntrySyntax::DsmlInvoke => {
+            match_open(input, "<｜DSML｜invoke name=\"", "\">", name_byte, 256)
+        }
+        EntrySyntax::StepInvoke => match_open(
+            input,
+            "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"",
+            "\">",
+            name_byte,
+            256,
+        ),
     }
 }
 
@@ -225,6 +315,8 @@ struct Entry {
     n_params: usize,
     param: String,
     param_close: String,
+    /// The type the current parameter's tag declares (DSML), before the schema.
+    flag: Option<ParamType>,
     ty: ParamType,
     value: String,
     scratch: String,
@@ -269,6 +361,7 @@ impl XmlCallParser {
             n_params: 0,
             param: String::new(),
             param_close: String::new(),
+            flag: None,
             ty: ParamType::String,
             value: String::new(),
             scratch: String::new(),
@@ -420,6 +513,7 @@ impl Entry {
                     }
                     match param_open(spec.param, &input[j..]) {
                         Open::Match(name, len) => {
+                            self.flag = param_flag(spec.param, &input[j..j + len]);
                             self.begin_param(name, spec.param, sink);
                             self.state = EntryState::Value { fresh: true };
                             i = j + len;
@@ -457,13 +551,18 @@ impl Entry {
     }
 
     fn begin_param(&mut self, name: String, syntax: ParamSyntax, sink: &mut CallSink<'_>) {
-        self.ty = sink
-            .catalog
-            .get(&self.name)
-            .and_then(|shape| shape.param(&name))
-            .unwrap_or(ParamType::String);
+        self.ty = match self.flag.take() {
+            Some(ty) => ty,
+            None => sink
+                .catalog
+                .get(&self.name)
+                .and_then(|shape| shape.param(&name))
+                .unwrap_or(ParamType::String),
+        };
         self.param_close = match syntax {
             ParamSyntax::TagPerParam => format!("</{name}>"),
+            ParamSyntax::DsmlParameter => "</｜DSML｜parameter>".to_owned(),
+            ParamSyntax::StepParameter => "</steptml:parameter>".to_owned(),
             _ => "</parameter>".to_owned(),
         };
         let mut head = String::with_capacity(name.len() + 6);

@@ -4,15 +4,19 @@
 //! `CallParser`, then add one line to [`registry`].
 
 pub(crate) mod anthropic_invoke;
+pub(crate) mod deepseek;
+pub(crate) mod deepseek_dsml;
 pub(crate) mod fenced;
 pub(crate) mod gemma4;
 pub(crate) mod hermes;
 pub(crate) mod json_tool_use;
+pub(crate) mod kimi_k2;
 pub(crate) mod lfm2;
 pub(crate) mod olmo3;
 pub(crate) mod openai_function;
 pub(crate) mod pythonic;
 pub(crate) mod qwen3_coder;
+pub(crate) mod step3;
 pub(crate) mod think;
 pub(crate) mod xml_tag;
 
@@ -30,6 +34,11 @@ fn registry() -> &'static [&'static dyn TextFormat] {
         &openai_function::OpenAiFunction,
         &json_tool_use::JsonToolUse,
         &xml_tag::XmlTag,
+        &deepseek::DeepSeekV3,
+        &deepseek::DeepSeekV31,
+        &deepseek_dsml::DeepSeekDsml,
+        &kimi_k2::KimiK2,
+        &step3::Step3,
         &think::Think,
         // Olmo 3 after Anthropic legacy: both open with `<function_calls>`.
         &olmo3::Olmo3,

@@ -1,9 +1,14 @@
 //! Unit tests of the open-model dialects (issue 6), one module per dialect.
 
+mod deepseek;
+mod deepseek_dsml;
 mod gemma4;
+mod kimi_k2;
 mod lfm2;
 mod olmo3;
+mod props;
 mod pythonic;
+mod step3;
 
 use proptest::prelude::*;
 

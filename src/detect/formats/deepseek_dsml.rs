@@ -1,0 +1,52 @@
+//! DeepSeek V3.2 and V4 DSML: `<｜DSML｜function_calls>` (V3.2) or
+//! `<｜DSML｜tool_calls>` (V4) holding `<｜DSML｜invoke name="NAME">` elements
+//! with `<｜DSML｜parameter name="P" string="true|false">value</｜DSML｜parameter>`.
+//!
+//! The `string` flag types the value (`true`: the raw text is the string;
+//! `false`: the text is JSON, kept as a string if it does not parse); the
+//! tool's schema types it only when the flag is absent.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec};
+use super::anthropic_invoke::tag_then;
+
+/// The two block names: (open, close).
+const BLOCKS: [(&str, &str); 2] = [
+    ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
+    ("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>"),
+];
+
+/// The DeepSeek DSML dialect.
+pub(crate) struct DeepSeekDsml;
+
+impl TextFormat for DeepSeekDsml {
+    fn format(&self) -> WireFormat {
+        WireFormat::DeepSeekDsml
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"<"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        let mut verdict = Probe::NoMatch;
+        for (open, close) in BLOCKS {
+            match tag_then(input, open, "<｜DSML｜invoke".as_bytes(), cx, || {
+                Box::new(XmlCallParser::new(XmlSpec {
+                    format: WireFormat::DeepSeekDsml,
+                    open_len: open.len(),
+                    block_close: Some(close),
+                    entry: EntrySyntax::DsmlInvoke,
+                    param: ParamSyntax::DsmlParameter,
+                }))
+            }) {
+                Probe::NoMatch => {}
+                Probe::NeedMore => verdict = Probe::NeedMore,
+                matched => return matched,
+            }
+        }
+        verdict
+    }
+}

@@ -1,0 +1,42 @@
+//! Step-3: `<｜tool_calls_begin｜>` (full-width `｜`, plain `_`) holding calls
+//! `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME"><steptml:parameter name="P">value</steptml:parameter>…</steptml:invoke><｜tool_call_end｜>`,
+//! then `<｜tool_calls_end｜>`. Values are typed by the tool's schema.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec};
+use super::anthropic_invoke::tag_then;
+
+const OPEN: &str = "<｜tool_calls_begin｜>";
+
+/// The Step-3 dialect.
+pub(crate) struct Step3;
+
+impl TextFormat for Step3 {
+    fn format(&self) -> WireFormat {
+        WireFormat::Step3
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"<"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        tag_then(
+            input,
+            OPEN,
+            "<｜tool_call_begin｜>".as_bytes(),
+            cx,
+            || {
+                Box::new(XmlCallParser::new(XmlSpec {
+                    format: WireFormat::Step3,
+                    open_len: OPEN.len(),
+                    block_close: Some("<｜tool_calls_end｜>"),
+                    entry: EntrySyntax::StepInvoke,
+                    param: ParamSyntax::StepParameter,
+                }))
+            },
+        )
+    }
+}

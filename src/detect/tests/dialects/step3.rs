@@ -1,0 +1,109 @@
+//! Step-3 sections (`<｜tool_calls_begin｜>` with `<steptml:invoke>`).
+
+use serde_json::json;
+
+use super::super::*;
+use crate::core::DiagnosticKind::*;
+use crate::core::WireFormat::*;
+
+fn call(name: &str, params: &[(&str, &str)]) -> String {
+    let params: String = params
+        .iter()
+        .map(|(k, v)| format!("<steptml:parameter name=\"{k}\">{v}</steptml:parameter>\n"))
+        .collect();
+    format!(
+        "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\n{params}</steptml:invoke><｜tool_call_end｜>"
+    )
+}
+
+fn section(calls: &[String]) -> String {
+    format!(
+        "<｜tool_calls_begin｜>\n{}\n<｜tool_calls_end｜>",
+        calls.join("\n")
+    )
+}
+
+#[test]
+fn values_are_typed_by_the_schema_and_strings_stream() {
+    let input = format!(
+        "Searching.\n{}\nOne moment.",
+        section(&[call(
+            "search",
+            &[
+                ("query", "a \"b\""),
+                ("limit", "3"),
+                ("ratio", "0.5"),
+                ("exact", "false"),
+                ("tags", "[\"x\"]"),
+                ("opts", "{\"k\": 1}"),
+                ("extra", "7"),
+            ],
+        )])
+    );
+    check_calls(
+        &input,
+        expect(
+            "Searching.\n\nOne moment.",
+            &[(
+                "search",
+                json!({"query": "a \"b\"", "limit": 3, "ratio": 0.5, "exact": false, "tags": ["x"], "opts": {"k": 1}, "extra": "7"}),
+                Step3,
+            )],
+            &[],
+        ),
+    );
+    check_deltas(
+        &input,
+        &[
+            r#"{"query":"a \"b\"","limit":3,"ratio":0.5,"exact":false,"tags":["x"],"opts":{"k":1},"extra":"7"}"#,
+        ],
+    );
+}
+
+#[test]
+fn parallel_calls_in_one_delta() {
+    let input = section(&[call("ls", &[]), call("read_file", &[("path", "a")])]);
+    check_calls(
+        &input,
+        expect(
+            "",
+            &[
+                ("ls", json!({}), Step3),
+                ("read_file", json!({"path": "a"}), Step3),
+            ],
+            &[],
+        ),
+    );
+}
+
+#[test]
+fn unknown_call_is_its_own_element_back_as_text() {
+    let bad = call("launch_rocket", &[("target", "moon")]);
+    let input = section(&[call("ls", &[]), bad.clone()]);
+    check_calls(
+        &input,
+        expect(&bad, &[("ls", json!({}), Step3)], &[UnknownTool]),
+    );
+    let input = section(std::slice::from_ref(&bad));
+    check_calls(&input, expect(&input, &[], &[UnknownTool]));
+}
+
+#[test]
+fn unfinished_calls_come_back_as_text() {
+    for input in [
+        "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"read_file\">\n<steptml:parameter name=\"path\">a",
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\">\n",
+    ] {
+        check_calls(input, expect(input, &[], &[Unfinished]));
+    }
+    let input = format!("<｜tool_calls_begin｜>{}", call("ls", &[]));
+    check_calls(&input, expect("", &[("ls", json!({}), Step3)], &[]));
+}
+
+#[test]
+fn deepseek_tokens_are_not_step3_and_fenced_markup_is_text() {
+    let input = "<｜tool_calls_begin｜> is Step-3's token, <｜tool▁calls▁begin｜> DeepSeek's.";
+    check_calls(input, expect(input, &[], &[]));
+    let input = format!("```\n{}\n```", section(&[call("ls", &[])]));
+    check_calls(&input, expect(&input, &[], &[]));
+}
