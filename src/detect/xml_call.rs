@@ -28,6 +28,14 @@ pub(crate) enum EntrySyntax {
     FunctionEq,
     /// `<invoke name="NAME">` (Anthropic legacy).
     InvokeName,
+    /// The probe already read the block opener and the tool name (GLM
+    /// `<tool_call>NAME`); one entry, ended by `close`.
+    Headed {
+        /// The tool name.
+        name: String,
+        /// The tag that ends the entry (and the block).
+        close: &'static str,
+    },
 }
 
 /// How a parameter opens.
@@ -39,6 +47,8 @@ pub(crate) enum ParamSyntax {
     ParameterEq,
     /// `<parameter name="P">value</parameter>`.
     ParameterName,
+    /// `<arg_key>P</arg_key>` whitespace `<arg_value>value</arg_value>` (GLM).
+    ArgKey,
 }
 
 /// The syntax of one XML dialect.
@@ -59,11 +69,15 @@ impl XmlSpec {
             EntrySyntax::Named { .. } => format!("</{name}>"),
             EntrySyntax::FunctionEq => "</function>".to_owned(),
             EntrySyntax::InvokeName => "</invoke>".to_owned(),
+            EntrySyntax::Headed { close, .. } => (*close).to_owned(),
         }
     }
 
     fn single(&self) -> bool {
-        matches!(self.entry, EntrySyntax::Named { .. })
+        matches!(
+            self.entry,
+            EntrySyntax::Named { .. } | EntrySyntax::Headed { .. }
+        )
     }
 }
 
@@ -141,6 +155,31 @@ fn param_open(syntax: ParamSyntax, input: &str) -> Open {
         ParamSyntax::ParameterName => {
             match_open(input, "<parameter name=\"", "\">", name_byte, 256)
         }
+        ParamSyntax::ArgKey => arg_key_open(input),
+    }
+}
+
+/// Matches `<arg_key>P</arg_key>`, at most [`MAX_TAG_GAP`] bytes of
+/// whitespace, then `<arg_value>`; the key is trimmed.
+fn arg_key_open(input: &str) -> Open {
+    const VALUE: &str = "<arg_value>";
+    let (key, len) = match match_open(input, "<arg_key>", "</arg_key>", name_byte, 256) {
+        Open::Match(key, len) => (key, len),
+        other => return other,
+    };
+    let rest = &input.as_bytes()[len..];
+    let ws = rest
+        .iter()
+        .take(MAX_TAG_GAP + 1)
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    if ws > MAX_TAG_GAP {
+        return Open::NoMatch;
+    }
+    match starts(&rest[ws..], VALUE.as_bytes()) {
+        Some(true) => Open::Match(key.trim().to_owned(), len + ws + VALUE.len()),
+        None => Open::NeedMore,
+        Some(false) => Open::NoMatch,
     }
 }
 
@@ -149,6 +188,7 @@ fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
         EntrySyntax::Named { .. } => Open::NoMatch,
         EntrySyntax::FunctionEq => match_open(input, "<function=", ">", name_byte, 256),
         EntrySyntax::InvokeName => match_open(input, "<invoke name=\"", "\">", name_byte, 256),
+        EntrySyntax::Headed { .. } => Open::NoMatch,
     }
 }
 
@@ -291,6 +331,9 @@ impl CallParser for XmlCallParser {
                     }
                     self.state = match self.spec.entry.clone() {
                         EntrySyntax::Named { name } => {
+                            BlockState::Entry(self.new_entry(name, 0, sink))
+                        }
+                        EntrySyntax::Headed { name, .. } => {
                             BlockState::Entry(self.new_entry(name, 0, sink))
                         }
                         _ => BlockState::Between,
@@ -464,6 +507,7 @@ impl Entry {
             .unwrap_or(ParamType::String);
         self.param_close = match syntax {
             ParamSyntax::TagPerParam => format!("</{name}>"),
+            ParamSyntax::ArgKey => "</arg_value>".to_owned(),
             _ => "</parameter>".to_owned(),
         };
         let mut head = String::with_capacity(name.len() + 6);

@@ -5,8 +5,11 @@
 
 pub(crate) mod anthropic_invoke;
 pub(crate) mod fenced;
+pub(crate) mod glm;
+pub(crate) mod harmony;
 pub(crate) mod hermes;
 pub(crate) mod json_tool_use;
+pub(crate) mod minimax_m2;
 pub(crate) mod openai_function;
 pub(crate) mod qwen3_coder;
 pub(crate) mod think;
@@ -23,6 +26,10 @@ fn registry() -> &'static [&'static dyn TextFormat] {
         &anthropic_invoke::AnthropicInvoke,
         &qwen3_coder::Qwen3Coder,
         &hermes::Hermes,
+        &glm::Glm45,
+        &glm::Glm47,
+        &minimax_m2::MinimaxM2,
+        &harmony::Harmony,
         &openai_function::OpenAiFunction,
         &json_tool_use::JsonToolUse,
         &xml_tag::XmlTag,

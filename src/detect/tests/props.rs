@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use super::*;
 
 /// Inputs covering every dialect, contract cases and mixtures.
-const CORPUS: &[&str] = &[
+pub(super) const CORPUS: &[&str] = &[
     "Let me read it.\n<read_file><path>src/a.ts</path></read_file>\nDone.",
     "<write_to_file>\n<path>a.txt</path>\n<content>\n\"q\" \\ </content> x\n\n</content>\n</write_to_file>",
     r#"Sure. {"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris \"x\" {}","days":2}} ok"#,
@@ -18,6 +18,12 @@ const CORPUS: &[&str] = &[
     "Mixed <div> {\"a\":1} <ls></ls> `code` <tool_call>{\"name\":\"ls\"}</tool_call> <function_calls><invoke name=\"ls\"></invoke> tail <read_file><path>unfinished",
     "<think>\nplan: <read_file><path>x</path></read_file>\n</think>\n\nAnswer <think>not reasoning</think>",
     "<search><limit>3</limit><tags>[1,2]</tags></search>{\"type\":\"tool_use\",\"name\":\"search\",\"input\":\"{\\\"query\\\":\\\"q\\\"}\"}",
+    // GLM-4.5 and 4.7 layouts, an unknown tool, a value holding its own closing tag, prose.
+    "Hi <tool_call>ls\n</tool_call>\n<tool_call>search<arg_key>limit</arg_key><arg_value>3</arg_value><arg_key>query</arg_key><arg_value>\na</arg_value> b\n</arg_value></tool_call><tool_call>zz</tool_call> <tool_call>get_weather then",
+    // MiniMax-M2: parallel invokes, an unknown one, text after.
+    "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>\n<invoke name=\"zz\"></invoke>\n</minimax:tool_call>\nok <minimax:tool_call>",
+    // gpt-oss harmony: analysis, preamble, calls in both header sections, final, an unknown call.
+    "<|channel|>analysis<|message|>Plan <|x|>.<|end|><|start|>assistant<|channel|>commentary<|message|>Looking.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"P\\\"s }\"}<|call|><|start|>assistant to=functions.ls<|channel|>commentary json<|message|><|call|><|start|>assistant<|channel|>commentary to=functions.zz<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>Done <|start|>.<|return|>",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
