@@ -55,6 +55,18 @@ fn call_text(format: &str, content: &str) -> String {
         "anthropic_invoke" => format!(
             "<function_calls>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n</invoke>\n</function_calls>"
         ),
+        "glm45" => format!(
+            "<tool_call>write_to_file\n<arg_key>path</arg_key>\n<arg_value>src/big.rs</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{content}</arg_value>\n</tool_call>"
+        ),
+        "glm47" => format!(
+            "<tool_call>write_to_file<arg_key>path</arg_key><arg_value>src/big.rs</arg_value><arg_key>content</arg_key><arg_value>{content}</arg_value></tool_call>"
+        ),
+        "minimax_m2" => format!(
+            "<minimax:tool_call>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n</invoke>\n</minimax:tool_call>"
+        ),
+        "harmony" => format!(
+            "<|channel|>analysis<|message|>Write the file.<|end|><|start|>assistant<|channel|>commentary to=functions.write_to_file <|constrain|>json<|message|>{args_text}<|call|>"
+        ),
         _ => unreachable!("known format"),
     }
 }
@@ -101,7 +113,13 @@ const FORMATS: &[&str] = &[
     "hermes",
     "qwen3_coder",
     "anthropic_invoke",
+    "glm45",
+    "glm47",
+    "minimax_m2",
 ];
+
+/// Formats recognised only at the start of a message (so not in the mixed stream).
+const START_FORMATS: &[&str] = &["harmony"];
 
 fn per_format(c: &mut Criterion) {
     let catalog = catalog();
@@ -114,7 +132,7 @@ fn per_format(c: &mut Criterion) {
             b.iter(|| serde_json::from_str::<Value>(black_box(&args_text)).expect("json"))
         });
         group.finish();
-        for format in FORMATS {
+        for format in FORMATS.iter().chain(START_FORMATS) {
             let text = call_text(format, &body);
             assert_eq!(run(&catalog, &[&text]), 1, "{format} parses");
             let mut group = c.benchmark_group(format!("{format}/{label}"));
