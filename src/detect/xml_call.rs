@@ -34,6 +34,14 @@ pub(crate) enum EntrySyntax {
     /// `</steptml:invoke><｜tool_call_end｜>` (Step-3): the call's own tokens
     /// belong to the entry, so an unknown call's text is its whole element.
     StepInvoke,
+    /// The probe already read the block opener and the tool name (GLM
+    /// `<tool_call>NAME`); one entry, ended by `close`.
+    Headed {
+        /// The tool name.
+        name: String,
+        /// The tag that ends the entry (and the block).
+        close: &'static str,
+    },
 }
 
 /// How a parameter opens.
@@ -51,6 +59,8 @@ pub(crate) enum ParamSyntax {
     DsmlParameter,
     /// `<steptml:parameter name="P">value</steptml:parameter>` (Step-3).
     StepParameter,
+    /// `<arg_key>P</arg_key>` whitespace `<arg_value>value</arg_value>` (GLM).
+    ArgKey,
 }
 
 /// The syntax of one XML dialect.
@@ -73,11 +83,15 @@ impl XmlSpec {
             EntrySyntax::InvokeName => "</invoke>".to_owned(),
             EntrySyntax::DsmlInvoke => DSML_INVOKE_CLOSE.to_owned(),
             EntrySyntax::StepInvoke => STEP_INVOKE_CLOSE.to_owned(),
+            EntrySyntax::Headed { close, .. } => (*close).to_owned(),
         }
     }
 
     fn single(&self) -> bool {
-        matches!(self.entry, EntrySyntax::Named { .. })
+        matches!(
+            self.entry,
+            EntrySyntax::Named { .. } | EntrySyntax::Headed { .. }
+        )
     }
 }
 
@@ -159,6 +173,7 @@ fn param_open(syntax: ParamSyntax, input: &str) -> Open {
         ParamSyntax::StepParameter => {
             match_open(input, "<steptml:parameter name=\"", "\">", name_byte, 256)
         }
+        ParamSyntax::ArgKey => arg_key_open(input),
     }
 }
 
@@ -224,6 +239,30 @@ fn param_flag(syntax: ParamSyntax, tag: &str) -> Option<ParamType> {
     }
 }
 
+/// Matches `<arg_key>P</arg_key>`, at most [`MAX_TAG_GAP`] bytes of
+/// whitespace, then `<arg_value>`; the key is trimmed.
+fn arg_key_open(input: &str) -> Open {
+    const VALUE: &str = "<arg_value>";
+    let (key, len) = match match_open(input, "<arg_key>", "</arg_key>", name_byte, 256) {
+        Open::Match(key, len) => (key, len),
+        other => return other,
+    };
+    let rest = &input.as_bytes()[len..];
+    let ws = rest
+        .iter()
+        .take(MAX_TAG_GAP + 1)
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    if ws > MAX_TAG_GAP {
+        return Open::NoMatch;
+    }
+    match starts(&rest[ws..], VALUE.as_bytes()) {
+        Some(true) => Open::Match(key.trim().to_owned(), len + ws + VALUE.len()),
+        None => Open::NeedMore,
+        Some(false) => Open::NoMatch,
+    }
+}
+
 fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
     match syntax {
         EntrySyntax::Named { .. } => Open::NoMatch,
@@ -239,6 +278,7 @@ fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
             name_byte,
             256,
         ),
+        EntrySyntax::Headed { .. } => Open::NoMatch,
     }
 }
 
@@ -384,6 +424,9 @@ impl CallParser for XmlCallParser {
                     }
                     self.state = match self.spec.entry.clone() {
                         EntrySyntax::Named { name } => {
+                            BlockState::Entry(self.new_entry(name, 0, sink))
+                        }
+                        EntrySyntax::Headed { name, .. } => {
                             BlockState::Entry(self.new_entry(name, 0, sink))
                         }
                         _ => BlockState::Between,
@@ -563,6 +606,7 @@ impl Entry {
             ParamSyntax::TagPerParam => format!("</{name}>"),
             ParamSyntax::DsmlParameter => "</｜DSML｜parameter>".to_owned(),
             ParamSyntax::StepParameter => "</steptml:parameter>".to_owned(),
+            ParamSyntax::ArgKey => "</arg_value>".to_owned(),
             _ => "</parameter>".to_owned(),
         };
         let mut head = String::with_capacity(name.len() + 6);

@@ -8,10 +8,13 @@ pub(crate) mod deepseek;
 pub(crate) mod deepseek_dsml;
 pub(crate) mod fenced;
 pub(crate) mod gemma4;
+pub(crate) mod glm;
+pub(crate) mod harmony;
 pub(crate) mod hermes;
 pub(crate) mod json_tool_use;
 pub(crate) mod kimi_k2;
 pub(crate) mod lfm2;
+pub(crate) mod minimax_m2;
 pub(crate) mod olmo3;
 pub(crate) mod openai_function;
 pub(crate) mod pythonic;
@@ -31,6 +34,10 @@ fn registry() -> &'static [&'static dyn TextFormat] {
         &anthropic_invoke::AnthropicInvoke,
         &qwen3_coder::Qwen3Coder,
         &hermes::Hermes,
+        &glm::Glm45,
+        &glm::Glm47,
+        &minimax_m2::MinimaxM2,
+        &harmony::Harmony,
         &openai_function::OpenAiFunction,
         &json_tool_use::JsonToolUse,
         &xml_tag::XmlTag,

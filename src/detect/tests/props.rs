@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use super::*;
 
 /// Inputs covering every dialect, contract cases and mixtures.
-const CORPUS: &[&str] = &[
+pub(super) const CORPUS: &[&str] = &[
     "Let me read it.\n<read_file><path>src/a.ts</path></read_file>\nDone.",
     "<write_to_file>\n<path>a.txt</path>\n<content>\n\"q\" \\ </content> x\n\n</content>\n</write_to_file>",
     r#"Sure. {"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris \"x\" {}","days":2}} ok"#,
@@ -29,6 +29,12 @@ const CORPUS: &[&str] = &[
     "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"search\">\n<｜DSML｜parameter name=\"limit\" string=\"false\">3</｜DSML｜parameter>\n<｜DSML｜parameter name=\"query\" string=\"true\">a</｜DSML｜parameter>b\n</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"zz\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
     "x<|tool_calls_section_begin|> <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\":\"é\"}<|tool_call_end|><|tool_call_begin|>functions.nope:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>y",
     "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"search\">\n<steptml:parameter name=\"limit\">4</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜> then <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\">",
+    // GLM-4.5 and 4.7 layouts, an unknown tool, a value holding its own closing tag, prose.
+    "Hi <tool_call>ls\n</tool_call>\n<tool_call>search<arg_key>limit</arg_key><arg_value>3</arg_value><arg_key>query</arg_key><arg_value>\na</arg_value> b\n</arg_value></tool_call><tool_call>zz</tool_call> <tool_call>get_weather then",
+    // MiniMax-M2: parallel invokes, an unknown one, text after.
+    "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>\n<invoke name=\"zz\"></invoke>\n</minimax:tool_call>\nok <minimax:tool_call>",
+    // gpt-oss harmony: analysis, preamble, calls in both header sections, final, an unknown call.
+    "<|channel|>analysis<|message|>Plan <|x|>.<|end|><|start|>assistant<|channel|>commentary<|message|>Looking.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"P\\\"s }\"}<|call|><|start|>assistant to=functions.ls<|channel|>commentary json<|message|><|call|><|start|>assistant<|channel|>commentary to=functions.zz<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>Done <|start|>.<|return|>",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
