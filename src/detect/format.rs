@@ -33,7 +33,6 @@ pub(crate) struct ProbeContext<'a> {
     pub(crate) at_start: bool,
     /// The formats of regions this stream accepted so far (for dialects whose
     /// later markers only count once the stream has shown the dialect).
-    #[allow(dead_code)] // read by the dialects that need it
     pub(crate) seen: &'a [WireFormat],
     /// The detector's configuration.
     pub(crate) config: &'a DetectConfig,
@@ -41,7 +40,6 @@ pub(crate) struct ProbeContext<'a> {
 
 impl ProbeContext<'_> {
     /// Whether this stream already had a region of `format`.
-    #[allow(dead_code)] // read by the dialects that need it
     pub(crate) fn has_seen(&self, format: WireFormat) -> bool {
         self.seen.contains(&format)
     }
