@@ -810,6 +810,11 @@ impl StreamDetector {
         let record = std::mem::take(&mut self.record);
         self.mode = Mode::Text;
         if record.completed == 0 && !record.kept {
+            // Markup of the dialect naming only unknown tools still shows the
+            // stream speaks it (harmony's later headers count from then on).
+            if !record.text_spans.is_empty() && !self.seen.contains(&format) {
+                self.seen.push(format);
+            }
             self.give_back_all(
                 &region,
                 format,

@@ -101,3 +101,19 @@ fn a_fence_is_text() {
     let input = "```\n<|channel|>final<|message|>x<|end|>\n```";
     check_calls(input, expect(input, &[], &[]));
 }
+
+#[test]
+fn a_first_call_to_an_unknown_tool_still_shows_the_stream_speaks_harmony() {
+    let unknown = "<|channel|>commentary to=functions.zz <|constrain|>json<|message|>{}<|call|>";
+    let input = format!(
+        "{unknown}<|start|>assistant<|channel|>commentary to=functions.ls <|constrain|>json<|message|>{{}}<|call|>"
+    );
+    check_calls(
+        &input,
+        expect(
+            unknown,
+            &[("ls", json!({}), WireFormat::Harmony)],
+            &[DiagnosticKind::UnknownTool],
+        ),
+    );
+}
