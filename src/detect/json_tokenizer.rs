@@ -261,6 +261,17 @@ impl JsonTokenizer {
         Self::default()
     }
 
+    /// A tokenizer that captures its one top-level value raw (as if it were the
+    /// value of a key answered with [`Directive::Raw`]): `RawStart`, `RawChunk`s,
+    /// `RawEnd`. For dialects whose arguments object stands alone
+    /// (Mistral v11 `[ARGS]{...}`).
+    pub(crate) fn raw_value() -> Self {
+        Self {
+            raw_next: true,
+            ..Self::default()
+        }
+    }
+
     /// Feeds the next piece.
     pub(crate) fn feed(
         &mut self,

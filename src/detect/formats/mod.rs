@@ -4,10 +4,19 @@
 //! `CallParser`, then add one line to [`registry`].
 
 pub(crate) mod anthropic_invoke;
+pub(crate) mod cohere;
 pub(crate) mod fenced;
+pub(crate) mod granite;
 pub(crate) mod hermes;
+pub(crate) mod internlm2;
+pub(crate) mod jamba_hunyuan;
 pub(crate) mod json_tool_use;
+pub(crate) mod kept;
+pub(crate) mod llama3_json;
+pub(crate) mod longcat;
+pub(crate) mod mistral;
 pub(crate) mod openai_function;
+pub(crate) mod phi4_mini;
 pub(crate) mod qwen3_coder;
 pub(crate) mod think;
 pub(crate) mod xml_tag;
@@ -24,8 +33,17 @@ fn registry() -> &'static [&'static dyn TextFormat] {
         &qwen3_coder::Qwen3Coder,
         &hermes::Hermes,
         &openai_function::OpenAiFunction,
+        // Before JsonToolUse: bare Llama JSON at message start has `name` first.
+        &llama3_json::Llama3Json,
         &json_tool_use::JsonToolUse,
         &xml_tag::XmlTag,
+        &mistral::Mistral,
+        &granite::Granite,
+        &jamba_hunyuan::JambaHunyuan,
+        &internlm2::InternLm2,
+        &longcat::LongCat,
+        &phi4_mini::Phi4Mini,
+        &cohere::Cohere,
         &think::Think,
     ]
 }

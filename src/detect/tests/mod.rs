@@ -2,6 +2,7 @@
 //! and property tests (split-invariance, conservation).
 
 mod contract;
+mod dialects;
 mod formats;
 mod props;
 mod reasoning;

@@ -18,6 +18,12 @@ const CORPUS: &[&str] = &[
     "Mixed <div> {\"a\":1} <ls></ls> `code` <tool_call>{\"name\":\"ls\"}</tool_call> <function_calls><invoke name=\"ls\"></invoke> tail <read_file><path>unfinished",
     "<think>\nplan: <read_file><path>x</path></read_file>\n</think>\n\nAnswer <think>not reasoning</think>",
     "<search><limit>3</limit><tags>[1,2]</tags></search>{\"type\":\"tool_use\",\"name\":\"search\",\"input\":\"{\\\"query\\\":\\\"q\\\"}\"}",
+    // Open-model JSON-list dialects (issue 6).
+    "[THINK]p[/THINK]Hi [TOOL_CALLS] [{\"name\": \"ls\", \"arguments\": {}, \"id\": \"a1B2c3D4e\"}, {\"name\": \"zz\", \"arguments\": {}}] [TOOL_CALLS]get_weather[CALL_ID]k9Xq2LmPz[ARGS]{\"city\": \"]\\\"}\"}[TOOL_CALLS]zz[ARGS]{}",
+    "{\"name\": \"ls\", \"parameters\": {}}; {\"type\": \"function\", \"name\": \"read_file\", \"arguments\": {\"path\": \"a;b\"}}; x <|python_tag|>{\"name\": \"ls\"}",
+    "<|tool_call|>[{\"arguments\": {\"city\": \"B\"}, \"name\": \"get_weather\"}]\n<tool_call>[{\"name\": \"ls\", \"arguments\": {}}] <tool_calls>[{\"name\": \"ls\", \"arguments\": {\"a\": \"</tool_calls>\"}}]</tool_calls>",
+    "<think>\nq\n</think>\n<answer>\nHi <|action_start|> <|plugin|>\n{\"name\": \"ls\", \"parameters\": {}}<|action_end|><|action_start|><|interpreter|>x<|action_end|>\n</answer>",
+    "<longcat_tool_call>\n{\"name\": \"ls\", \"arguments\": {}}\n</longcat_tool_call>\n<|START_THINKING|>p<|END_THINKING|><|START_RESPONSE|>ok<|END_RESPONSE|><|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"ls\", \"parameters\": {}}\n]<|END_ACTION|> functools[{\"name\": \"ls\"}]",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {

@@ -1,0 +1,10 @@
+//! Unit tests of the open-model dialects (issue 6), one module per dialect.
+
+mod cohere;
+mod granite;
+mod internlm2;
+mod jamba_hunyuan;
+mod llama3_json;
+mod longcat;
+mod mistral;
+mod phi4_mini;
