@@ -4,6 +4,7 @@ mod cohere;
 mod granite;
 mod internlm2;
 mod jamba_hunyuan;
+mod json_lists;
 mod llama3_json;
 mod longcat;
 mod mistral;
