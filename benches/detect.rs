@@ -55,6 +55,28 @@ fn call_text(format: &str, content: &str) -> String {
         "anthropic_invoke" => format!(
             "<function_calls>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n</invoke>\n</function_calls>"
         ),
+        "mistral" => format!(r#"[TOOL_CALLS]write_to_file[CALL_ID]a1B2c3D4e[ARGS]{args_text}"#),
+        "mistral_pre_v11" => {
+            format!(r#"[TOOL_CALLS] [{{"name": "write_to_file", "arguments": {args_text}}}]"#)
+        }
+        "llama3_json" => {
+            format!(r#"<|python_tag|>{{"name": "write_to_file", "parameters": {args_text}}}"#)
+        }
+        "granite" => {
+            format!(r#"<|tool_call|>[{{"name": "write_to_file", "arguments": {args_text}}}]"#)
+        }
+        "jamba_hunyuan" => format!(
+            r#"<tool_calls>[{{"name": "write_to_file", "arguments": {args_text}}}]</tool_calls>"#
+        ),
+        "internlm2" => format!(
+            "<|action_start|><|plugin|>\n{{\"name\": \"write_to_file\", \"parameters\": {args_text}}}<|action_end|>"
+        ),
+        "longcat" => format!(
+            "<longcat_tool_call>\n{{\"name\": \"write_to_file\", \"arguments\": {args_text}}}\n</longcat_tool_call>"
+        ),
+        "cohere" => format!(
+            r#"<|START_ACTION|>[{{"tool_call_id": "0", "tool_name": "write_to_file", "parameters": {args_text}}}]<|END_ACTION|>"#
+        ),
         _ => unreachable!("known format"),
     }
 }
@@ -101,6 +123,14 @@ const FORMATS: &[&str] = &[
     "hermes",
     "qwen3_coder",
     "anthropic_invoke",
+    "mistral",
+    "mistral_pre_v11",
+    "llama3_json",
+    "granite",
+    "jamba_hunyuan",
+    "internlm2",
+    "longcat",
+    "cohere",
 ];
 
 fn per_format(c: &mut Criterion) {
