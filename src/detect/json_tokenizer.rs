@@ -262,8 +262,9 @@ impl JsonTokenizer {
     }
 
     /// A tokenizer whose whole top-level value is raw-captured, as if it were
-    /// the value of a key answered with [`Directive::Raw`] (an arguments object
-    /// that stands alone, as in the special-token section dialects).
+    /// the value of a key answered with [`Directive::Raw`]: `RawStart`,
+    /// `RawChunk`s, `RawEnd`. For arguments objects that stand alone (the
+    /// special-token section dialects, Mistral v11 `[ARGS]{...}`).
     pub(crate) fn raw_value() -> Self {
         Self {
             raw_next: true,

@@ -10,6 +10,7 @@ mod detector;
 mod format;
 mod formats;
 mod json_call;
+mod json_list;
 mod json_tokenizer;
 mod py_call;
 mod py_literal;

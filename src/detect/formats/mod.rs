@@ -4,19 +4,28 @@
 //! `CallParser`, then add one line to [`registry`].
 
 pub(crate) mod anthropic_invoke;
+pub(crate) mod cohere;
 pub(crate) mod deepseek;
 pub(crate) mod deepseek_dsml;
 pub(crate) mod fenced;
 pub(crate) mod gemma4;
 pub(crate) mod glm;
+pub(crate) mod granite;
 pub(crate) mod harmony;
 pub(crate) mod hermes;
+pub(crate) mod internlm2;
+pub(crate) mod jamba_hunyuan;
 pub(crate) mod json_tool_use;
+pub(crate) mod kept;
 pub(crate) mod kimi_k2;
 pub(crate) mod lfm2;
+pub(crate) mod llama3_json;
+pub(crate) mod longcat;
 pub(crate) mod minimax_m2;
+pub(crate) mod mistral;
 pub(crate) mod olmo3;
 pub(crate) mod openai_function;
+pub(crate) mod phi4_mini;
 pub(crate) mod pythonic;
 pub(crate) mod qwen3_coder;
 pub(crate) mod step3;
@@ -39,6 +48,8 @@ fn registry() -> &'static [&'static dyn TextFormat] {
         &minimax_m2::MinimaxM2,
         &harmony::Harmony,
         &openai_function::OpenAiFunction,
+        // Before JsonToolUse: bare Llama JSON at message start has `name` first.
+        &llama3_json::Llama3Json,
         &json_tool_use::JsonToolUse,
         &xml_tag::XmlTag,
         &deepseek::DeepSeekV3,
@@ -46,6 +57,13 @@ fn registry() -> &'static [&'static dyn TextFormat] {
         &deepseek_dsml::DeepSeekDsml,
         &kimi_k2::KimiK2,
         &step3::Step3,
+        &mistral::Mistral,
+        &granite::Granite,
+        &jamba_hunyuan::JambaHunyuan,
+        &internlm2::InternLm2,
+        &longcat::LongCat,
+        &phi4_mini::Phi4Mini,
+        &cohere::Cohere,
         &think::Think,
         // Olmo 3 after Anthropic legacy: both open with `<function_calls>`.
         &olmo3::Olmo3,

@@ -35,6 +35,12 @@ pub(super) const CORPUS: &[&str] = &[
     "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>\n<invoke name=\"zz\"></invoke>\n</minimax:tool_call>\nok <minimax:tool_call>",
     // gpt-oss harmony: analysis, preamble, calls in both header sections, final, an unknown call.
     "<|channel|>analysis<|message|>Plan <|x|>.<|end|><|start|>assistant<|channel|>commentary<|message|>Looking.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"P\\\"s }\"}<|call|><|start|>assistant to=functions.ls<|channel|>commentary json<|message|><|call|><|start|>assistant<|channel|>commentary to=functions.zz<|message|>{}<|call|><|start|>assistant<|channel|>final<|message|>Done <|start|>.<|return|>",
+    // Open-model JSON-list dialects (issue 6).
+    "[THINK]p[/THINK]Hi [TOOL_CALLS] [{\"name\": \"ls\", \"arguments\": {}, \"id\": \"a1B2c3D4e\"}, {\"name\": \"zz\", \"arguments\": {}}] [TOOL_CALLS]get_weather[CALL_ID]k9Xq2LmPz[ARGS]{\"city\": \"]\\\"}\"}[TOOL_CALLS]zz[ARGS]{}",
+    "{\"name\": \"ls\", \"parameters\": {}}; {\"type\": \"function\", \"name\": \"read_file\", \"arguments\": {\"path\": \"a;b\"}}; x <|python_tag|>{\"name\": \"ls\"}",
+    "<|tool_call|>[{\"arguments\": {\"city\": \"B\"}, \"name\": \"get_weather\"}]\n<tool_call>[{\"name\": \"ls\", \"arguments\": {}}] <tool_calls>[{\"name\": \"ls\", \"arguments\": {\"a\": \"</tool_calls>\"}}]</tool_calls>",
+    "<think>\nq\n</think>\n<answer>\nHi <|action_start|> <|plugin|>\n{\"name\": \"ls\", \"parameters\": {}}<|action_end|><|action_start|><|interpreter|>x<|action_end|>\n</answer>",
+    "<longcat_tool_call>\n{\"name\": \"ls\", \"arguments\": {}}\n</longcat_tool_call>\n<|START_THINKING|>p<|END_THINKING|><|START_RESPONSE|>ok<|END_RESPONSE|><|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"ls\", \"parameters\": {}}\n]<|END_ACTION|> functools[{\"name\": \"ls\"}]",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {

@@ -1,14 +1,23 @@
 //! Unit tests of the open-model dialects (issue 6), one module per dialect.
 
+mod cohere;
 mod deepseek;
 mod deepseek_dsml;
 mod gemma4;
 mod glm;
+mod granite;
 mod harmony;
+mod internlm2;
+mod jamba_hunyuan;
+mod json_lists;
 mod kimi_k2;
 mod lfm2;
+mod llama3_json;
+mod longcat;
 mod minimax_m2;
+mod mistral;
 mod olmo3;
+mod phi4_mini;
 mod props;
 mod pythonic;
 mod step3;

@@ -1,0 +1,75 @@
+//! Cohere Command R7B and Command A: blocks of
+//! `<|START_THINKING|>plan<|END_THINKING|>` (reasoning),
+//! `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "NAME", "parameters": {...}}, ...]<|END_ACTION|>`
+//! (calls; `tool_call_id` is kept as the call id) and
+//! `<|START_RESPONSE|>text<|END_RESPONSE|>` (the visible answer: the two
+//! wrappers are removed, the text between them is ordinary text).
+//! All markers are special tokens, recognised anywhere.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::json_list::{Body, CallKeys, ListSpec, probe_list};
+use super::super::reasoning::ReasoningBlock;
+use super::super::xml_call::starts;
+use super::kept::KeptMarker;
+
+const ACTION: &str = "<|START_ACTION|>";
+const THINKING: &str = "<|START_THINKING|>";
+const THINKING_END: &str = "<|END_THINKING|>";
+const RESPONSE: &str = "<|START_RESPONSE|>";
+const RESPONSE_END: &str = "<|END_RESPONSE|>";
+
+static KEYS: CallKeys = CallKeys {
+    name: &["tool_name", "name"],
+    args: &["parameters", "arguments"],
+    id: &["tool_call_id"],
+};
+
+static SPEC: ListSpec = ListSpec {
+    format: WireFormat::Cohere,
+    keys: &KEYS,
+    body: Body::Array,
+    close: Some("<|END_ACTION|>"),
+};
+
+/// The Cohere dialect.
+pub(crate) struct Cohere;
+
+impl TextFormat for Cohere {
+    fn format(&self) -> WireFormat {
+        WireFormat::Cohere
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"<"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        let bytes = input.as_bytes();
+        // `<|START_` / `<|END_` first, then which block.
+        for (tag, kind) in [
+            (THINKING, Block::Thinking),
+            (RESPONSE, Block::Wrapper),
+            (RESPONSE_END, Block::Wrapper),
+        ] {
+            match starts(bytes, tag.as_bytes()) {
+                Some(true) => {
+                    return Probe::Match(match kind {
+                        Block::Thinking => Box::new(ReasoningBlock::new(tag.len(), THINKING_END)),
+                        Block::Wrapper => Box::new(KeptMarker::new(tag.len())),
+                    });
+                }
+                None if !cx.eof => return Probe::NeedMore,
+                _ => {}
+            }
+        }
+        probe_list(input, ACTION, true, &SPEC, cx)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Block {
+    Thinking,
+    Wrapper,
+}

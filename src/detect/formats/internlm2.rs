@@ -1,0 +1,61 @@
+//! InternLM2 / 2.5 and Intern-S1:
+//! `<|action_start|><|plugin|>\n{"name": "NAME", "parameters": {...}}<|action_end|>`.
+//! Whitespace is allowed between the two opening tokens (SGLang writes a
+//! space); `arguments` is accepted for `parameters`. Other actions
+//! (`<|interpreter|>`, the built-in code interpreter) are not tool calls and
+//! stay text.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::json_list::{Body, ListParser, ListSpec, NAME_ARGUMENTS, probe_list};
+use super::super::xml_call::starts;
+
+const START: &str = "<|action_start|>";
+const PLUGIN: &str = "<|plugin|>";
+
+static SPEC: ListSpec = ListSpec {
+    format: WireFormat::InternLm2,
+    keys: &NAME_ARGUMENTS,
+    body: Body::Objects { separator: None },
+    close: Some("<|action_end|>"),
+};
+
+/// The InternLM2 dialect.
+pub(crate) struct InternLm2;
+
+impl TextFormat for InternLm2 {
+    fn format(&self) -> WireFormat {
+        WireFormat::InternLm2
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"<"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        let bytes = input.as_bytes();
+        match starts(bytes, START.as_bytes()) {
+            Some(false) => return Probe::NoMatch,
+            None => return cx.need_more(),
+            Some(true) => {}
+        }
+        let ws = bytes[START.len()..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        let at = START.len() + ws;
+        match probe_list(&input[at..], PLUGIN, true, &SPEC, cx) {
+            Probe::Match(_) => {
+                let json = at
+                    + PLUGIN.len()
+                    + bytes[at + PLUGIN.len()..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                Probe::Match(Box::new(ListParser::new(&SPEC, json)))
+            }
+            decided => decided,
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! Meituan LongCat-Flash: Hermes with its own tags,
+//! `<longcat_tool_call>\n{"name": "NAME", "arguments": {...}}\n</longcat_tool_call>`.
+//! Several blocks in a row are parallel calls; the end tag inside a JSON string
+//! does not end the call.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::json_list::{Body, ListSpec, NAME_ARGUMENTS, probe_list};
+
+const OPEN: &str = "<longcat_tool_call>";
+
+static SPEC: ListSpec = ListSpec {
+    format: WireFormat::LongCat,
+    keys: &NAME_ARGUMENTS,
+    body: Body::Objects { separator: None },
+    close: Some("</longcat_tool_call>"),
+};
+
+/// The LongCat dialect.
+pub(crate) struct LongCat;
+
+impl TextFormat for LongCat {
+    fn format(&self) -> WireFormat {
+        WireFormat::LongCat
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"<"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        probe_list(input, OPEN, true, &SPEC, cx)
+    }
+}

@@ -1,0 +1,38 @@
+//! Phi-4-mini: `functools[{"name": "NAME", "arguments": {...}}, ...]`, the plain
+//! word `functools` directly followed by a JSON array of call objects.
+//!
+//! Off by default (a plain word as a start marker; see
+//! [`DEFAULT_TEXT_FORMATS`](crate::detect::DEFAULT_TEXT_FORMATS)): a stream or
+//! provider profile selects it. Even then only `functools[` followed by an
+//! object opens a region, so `functools[0]` in prose stays text.
+
+use crate::core::WireFormat;
+
+use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::json_list::{Body, ListSpec, NAME_ARGUMENTS, probe_list};
+
+const MARKER: &str = "functools";
+
+static SPEC: ListSpec = ListSpec {
+    format: WireFormat::Phi4Mini,
+    keys: &NAME_ARGUMENTS,
+    body: Body::Array,
+    close: None,
+};
+
+/// The Phi-4-mini dialect.
+pub(crate) struct Phi4Mini;
+
+impl TextFormat for Phi4Mini {
+    fn format(&self) -> WireFormat {
+        WireFormat::Phi4Mini
+    }
+
+    fn start_bytes(&self) -> &'static [u8] {
+        b"f"
+    }
+
+    fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        probe_list(input, MARKER, false, &SPEC, cx)
+    }
+}
