@@ -31,9 +31,10 @@ pub struct ProviderProfile {
     /// The default base URL (`{placeholders}` for per-account parts).
     pub base_url: String,
     /// Text formats the provider's models may write tool calls in, as the root
-    /// crate's `WireFormat` names (`"hermes"`, `"qwen3_coder"`, `"xml"`, ...) plus
-    /// `"mistral"` (`[TOOL_CALLS]`) and `"llama3_json"`; empty when calls only come
-    /// structured.
+    /// crate's `WireFormat` names (`"hermes"`, `"qwen3_coder"`, `"mistral"`,
+    /// `"llama3_json"`, `"xml"`, ...); the router enables them on top of the
+    /// detector's defaults (which matters for the dialects that are off by
+    /// default, such as `"phi4_mini"`). Empty when calls only come structured.
     #[serde(default)]
     pub text_formats: Vec<String>,
     /// Anything else worth knowing.

@@ -1,6 +1,8 @@
-//! Keeps the hand-written dialect vectors (`tests/data/dialects/`) well formed until
-//! the dialect detectors consume them: shape, tools that register, expected calls that
-//! name a listed tool and satisfy its schema, text and reasoning taken from the input.
+//! The hand-written dialect vectors (`tests/data/dialects/`): first that they are well
+//! formed (shape, tools that register, expected calls that name a listed tool and
+//! satisfy its schema, text and reasoning taken from the input), then that the detector
+//! yields exactly them under every split, and that every provider profile names only
+//! dialects the detector reads.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
@@ -293,8 +295,8 @@ fn detect_case(file: &str, case: &Map<String, Value>) -> Vec<String> {
     failures
 }
 
-/// Runs every vector of every dialect that has a detector, under every split
-/// (`DIALECT=glm45` narrows it to one file).
+/// Runs every vector of every dialect under every split (`DIALECT=glm45`
+/// narrows it to one file).
 #[test]
 fn dialect_vectors_detect_as_written_under_every_split() {
     let only = std::env::var("DIALECT").ok();
@@ -313,15 +315,19 @@ fn dialect_vectors_detect_as_written_under_every_split() {
         if only.as_deref().is_some_and(|o| !file.starts_with(o)) {
             continue;
         }
-        if !implemented.contains(&file_format(&file)) {
-            eprintln!("{file}: no detector yet");
-            continue;
-        }
+        assert!(
+            implemented.contains(&file_format(&file)),
+            "{file}: no detector for {}",
+            file_format(&file)
+        );
         let cases: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for case in cases.as_array().unwrap() {
             failures.extend(detect_case(&file, case.as_object().unwrap()));
             checked += 1;
         }
+    }
+    if only.is_none() {
+        assert!(checked >= 140, "only {checked} cases ran");
     }
     assert!(
         failures.is_empty(),
@@ -329,4 +335,24 @@ fn dialect_vectors_detect_as_written_under_every_split() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn every_provider_profile_names_dialects_the_detector_reads() {
+    let readable = toolrouter::detect::text_formats();
+    let mut named = 0;
+    for profile in toolrouter::providers::profiles() {
+        for name in &profile.text_formats {
+            let format: WireFormat = name
+                .parse()
+                .unwrap_or_else(|e| panic!("profile {}: {e}", profile.name));
+            assert!(
+                readable.contains(&format),
+                "profile {} names {name}, which the detector does not read",
+                profile.name
+            );
+            named += 1;
+        }
+    }
+    assert!(named > 0);
 }
