@@ -89,7 +89,9 @@ struct StructuredCall {
 pub struct StreamDetector {
     catalog: Arc<ToolCatalog>,
     config: DetectConfig,
-    formats: Vec<&'static dyn TextFormat>,
+    /// For each stop byte, the enabled formats that can start with it, in
+    /// probing order (so a probe does not ask every format).
+    by_byte: Vec<(u8, Vec<&'static dyn TextFormat>)>,
     stops: Vec<u8>,
     pending: String,
     /// Absolute offset of `pending[0]`.
@@ -135,6 +137,17 @@ impl StreamDetector {
         stops.push(b'`');
         stops.sort_unstable();
         stops.dedup();
+        let by_byte = stops
+            .iter()
+            .map(|&b| {
+                let fs = formats
+                    .iter()
+                    .copied()
+                    .filter(|f| f.start_bytes().contains(&b))
+                    .collect();
+                (b, fs)
+            })
+            .collect();
         let mode = if config.start_in_reasoning {
             Mode::Call {
                 parser: Box::new(ReasoningBlock::inside(formats::think::CLOSE)),
@@ -147,7 +160,7 @@ impl StreamDetector {
         Self {
             catalog,
             config,
-            formats,
+            by_byte,
             stops,
             pending: String::new(),
             pending_at: 0,
@@ -564,8 +577,11 @@ impl StreamDetector {
             seen: &self.seen,
             config: &self.config,
         };
-        for format in &self.formats {
-            if !format.start_bytes().contains(&c) || !filter(*format) {
+        let Some((_, candidates)) = self.by_byte.iter().find(|(b, _)| *b == c) else {
+            return ProbeOutcome::NoMatch;
+        };
+        for format in candidates {
+            if !filter(*format) {
                 continue;
             }
             match format.probe(&self.pending[at..end], &cx) {
