@@ -11,7 +11,7 @@ pub(crate) struct DetectArgs {
     /// Also recognise this text dialect (repeatable), e.g. `phi4_mini`, which is
     /// off by default because its marker is ambiguous. A provider profile's
     /// dialects are added on their own.
-    #[arg(long = "dialect", value_name = "NAME")]
+    #[arg(long = "text-format", value_name = "NAME")]
     pub(crate) dialects: Vec<String>,
     /// The output starts inside a reasoning block the prompt opened (DeepSeek R1,
     /// V3.1+ thinking mode, MiniMax-M2): text up to the first `</think>` is reasoning.

@@ -290,7 +290,7 @@ fn parse_reports_reasoning_and_takes_the_reasoning_options() {
     assert_eq!(summary["text"], "So  y");
     assert_eq!(summary["reasoning"], "x");
     // An unknown dialect name is refused.
-    let (ok, _, stderr) = run_parse(&["--dialect", "klingon"], "");
+    let (ok, _, stderr) = run_parse(&["--text-format", "klingon"], "");
     assert!(!ok);
     assert!(stderr.contains("klingon"), "{stderr}");
 }
