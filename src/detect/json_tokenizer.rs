@@ -229,9 +229,60 @@ impl StrDecoder {
 #[derive(Debug, Clone, Copy, Default)]
 struct RawScan {
     kind: Option<ValueKind>,
+    brackets: BracketScan,
+}
+
+/// Finds where a JSON object or array that starts at its first byte ends,
+/// without tokenizing it: nesting depth, inside a string, after a backslash.
+/// Fed in pieces; string contents are skipped with `memchr`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BracketScan {
     depth: usize,
     in_str: bool,
     escaped: bool,
+}
+
+impl BracketScan {
+    /// Scans `bytes` from `i`; returns where it stopped and whether the
+    /// outermost bracket closed there (just before the returned offset).
+    pub(crate) fn scan(&mut self, bytes: &[u8], mut i: usize) -> (usize, bool) {
+        while i < bytes.len() {
+            if self.in_str {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    None => i = bytes.len(),
+                    Some(rel) => {
+                        i += rel;
+                        if bytes[i] == b'"' {
+                            self.in_str = false;
+                        } else {
+                            self.escaped = true;
+                        }
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            let c = bytes[i];
+            i += 1;
+            match c {
+                b'"' => self.in_str = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return (i, true);
+                    }
+                }
+                _ => {}
+            }
+        }
+        (i, false)
+    }
 }
 
 /// An incremental tokenizer for one top-level JSON value.
@@ -519,45 +570,7 @@ impl JsonTokenizer {
                 Ok(i)
             }
             ValueKind::Object | ValueKind::Array => {
-                let mut i = start;
-                let raw = &mut self.raw;
-                let mut ended = false;
-                while i < bytes.len() {
-                    if raw.in_str {
-                        if raw.escaped {
-                            raw.escaped = false;
-                            i += 1;
-                            continue;
-                        }
-                        match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-                            None => i = bytes.len(),
-                            Some(rel) => {
-                                i += rel;
-                                if bytes[i] == b'"' {
-                                    raw.in_str = false;
-                                } else {
-                                    raw.escaped = true;
-                                }
-                                i += 1;
-                            }
-                        }
-                        continue;
-                    }
-                    let c = bytes[i];
-                    i += 1;
-                    match c {
-                        b'"' => raw.in_str = true,
-                        b'{' | b'[' => raw.depth += 1,
-                        b'}' | b']' => {
-                            raw.depth = raw.depth.saturating_sub(1);
-                            if raw.depth == 0 {
-                                ended = true;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+                let (i, ended) = self.raw.brackets.scan(bytes, start);
                 if i > start {
                     on(JsonEvent::RawChunk(&input[start..i]));
                 }

@@ -26,7 +26,7 @@ use crate::core::{DiagnosticKind, WireFormat};
 
 use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
 use super::super::json_call::{ArgsCapture, Verdict};
-use super::super::json_tokenizer::ValueKind;
+use super::super::json_tokenizer::{BracketScan, ValueKind};
 use super::super::reasoning::held_prefix;
 use super::super::sink::{CallSink, finished_call};
 use super::super::xml_call::starts;
@@ -281,10 +281,8 @@ struct HarmonyCall {
     start: Option<usize>,
     call: Option<(usize, String)>,
     args: ArgsCapture,
-    /// Raw scan of the arguments: nesting depth, inside a string, after a backslash.
-    depth: usize,
-    in_str: bool,
-    escaped: bool,
+    /// Where the arguments object ends.
+    brackets: BracketScan,
 }
 
 impl HarmonyCall {
@@ -295,51 +293,8 @@ impl HarmonyCall {
             start: None,
             call: None,
             args: ArgsCapture::default(),
-            depth: 0,
-            in_str: false,
-            escaped: false,
+            brackets: BracketScan::default(),
         }
-    }
-
-    /// Scans argument bytes from `i`; returns where it stopped and whether the
-    /// object closed there.
-    fn scan(&mut self, bytes: &[u8], mut i: usize) -> (usize, bool) {
-        while i < bytes.len() {
-            if self.in_str {
-                if self.escaped {
-                    self.escaped = false;
-                    i += 1;
-                    continue;
-                }
-                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-                    None => i = bytes.len(),
-                    Some(rel) => {
-                        i += rel;
-                        if bytes[i] == b'"' {
-                            self.in_str = false;
-                        } else {
-                            self.escaped = true;
-                        }
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            let c = bytes[i];
-            i += 1;
-            match c {
-                b'"' => self.in_str = true,
-                b'{' | b'[' => self.depth += 1,
-                b'}' | b']' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.depth == 0 {
-                        return (i, true);
-                    }
-                }
-                _ => {}
-            }
-        }
-        (i, false)
     }
 
     /// The arguments are complete at input offset `i`: ends the call (an
@@ -426,7 +381,7 @@ impl CallParser for HarmonyCall {
                     }
                 }
                 CallState::Json => {
-                    let (next, closed) = self.scan(bytes, i);
+                    let (next, closed) = self.brackets.scan(bytes, i);
                     self.args.chunk(&input[i..next]);
                     self.args.flush(self.call.as_ref().map(|c| c.0), sink);
                     i = next;
