@@ -143,3 +143,38 @@ pub(crate) trait CallParser: Send {
     /// Consumes as much of `input` as can be decided.
     fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed;
 }
+
+/// What follows a complete call body whose closing marker is optional.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tail {
+    /// The marker follows (after whitespace); the region ends at this offset.
+    Closed(usize),
+    /// No marker: the region ends where the body did.
+    Absent,
+    /// Cannot tell yet.
+    NeedMore,
+}
+
+/// Looks for `close` after at most [`MAX_TAG_GAP`] bytes of whitespace at
+/// `bytes[i..]`, the body before `i` being complete.
+///
+/// [`MAX_TAG_GAP`]: super::config::MAX_TAG_GAP
+pub(crate) fn optional_close(bytes: &[u8], i: usize, close: &str, eof: bool) -> Tail {
+    let ws = bytes[i..]
+        .iter()
+        .take(super::config::MAX_TAG_GAP + 1)
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    if ws > super::config::MAX_TAG_GAP {
+        return Tail::Absent;
+    }
+    let j = i + ws;
+    if j == bytes.len() {
+        return if eof { Tail::Absent } else { Tail::NeedMore };
+    }
+    match super::xml_call::starts(&bytes[j..], close.as_bytes()) {
+        Some(true) => Tail::Closed(j + close.len()),
+        None if !eof => Tail::NeedMore,
+        _ => Tail::Absent,
+    }
+}

@@ -12,7 +12,7 @@
 use crate::core::{DiagnosticKind, JsonObject, ToolCall, WireFormat};
 
 use super::config::MAX_TAG_GAP;
-use super::format::{CallParser, Parsed};
+use super::format::{CallParser, Parsed, Tail, optional_close};
 use super::json_call::ArgsCapture;
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::py_literal::{ArgsConv, Step, Syntax};
@@ -335,27 +335,11 @@ impl CallParser for PyListParser {
                     let Some(close) = self.spec.close else {
                         return self.done(i, sink);
                     };
-                    let ws = bytes[i..]
-                        .iter()
-                        .take(MAX_TAG_GAP + 1)
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
-                    let j = i + ws;
-                    if ws > MAX_TAG_GAP {
-                        return self.done(i, sink);
-                    }
-                    if j == bytes.len() {
-                        return if eof {
-                            self.done(i, sink)
-                        } else {
-                            Parsed::need_more(i)
-                        };
-                    }
-                    return match starts(&bytes[j..], close.as_bytes()) {
-                        Some(true) => self.done(j + close.len(), sink),
-                        None if !eof => Parsed::need_more(i),
-                        // The list is complete; only the closing wrapper is missing.
-                        _ => self.done(i, sink),
+                    // The list is complete; only the closing wrapper may be missing.
+                    return match optional_close(bytes, i, close, eof) {
+                        Tail::Closed(end) => self.done(end, sink),
+                        Tail::Absent => self.done(i, sink),
+                        Tail::NeedMore => Parsed::need_more(i),
                     };
                 }
             }

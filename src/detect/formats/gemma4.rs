@@ -9,8 +9,9 @@
 
 use crate::core::{DiagnosticKind, JsonObject, WireFormat};
 
-use super::super::config::MAX_TAG_GAP;
-use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
+use super::super::format::{
+    CallParser, Parsed, Probe, ProbeContext, Tail, TextFormat, optional_close,
+};
 use super::super::py_literal::{ArgsConv, Step, Syntax};
 use super::super::reasoning::ReasoningBlock;
 use super::super::sink::{CallSink, finished_call};
@@ -159,27 +160,11 @@ impl CallParser for GemmaCall {
                     }
                 }
                 GState::Close => {
-                    let ws = bytes[i..]
-                        .iter()
-                        .take(MAX_TAG_GAP + 1)
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
-                    let j = i + ws;
-                    if ws > MAX_TAG_GAP {
-                        return self.finish(i, sink);
-                    }
-                    if j == bytes.len() {
-                        return if eof {
-                            self.finish(i, sink)
-                        } else {
-                            Parsed::need_more(i)
-                        };
-                    }
-                    return match starts(&bytes[j..], CLOSE.as_bytes()) {
-                        Some(true) => self.finish(j + CLOSE.len(), sink),
-                        None if !eof => Parsed::need_more(i),
-                        // The body is complete; only the end token is missing.
-                        _ => self.finish(i, sink),
+                    // The body is complete; only the end token may be missing.
+                    return match optional_close(bytes, i, CLOSE, eof) {
+                        Tail::Closed(end) => self.finish(end, sink),
+                        Tail::Absent => self.finish(i, sink),
+                        Tail::NeedMore => Parsed::need_more(i),
                     };
                 }
             }
