@@ -226,3 +226,43 @@ pub(super) fn check_calls_with(input: &str, config: DetectConfig, want: Outcome)
         }
     }
 }
+
+/// Cuts `input` at `cuts` (positions past the end or inside a character are dropped).
+pub(super) fn split_at(input: &str, mut cuts: Vec<usize>) -> Vec<&str> {
+    cuts.retain(|&c| c <= input.len() && input.is_char_boundary(c));
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut pieces = Vec::new();
+    let mut pos = 0;
+    for c in cuts {
+        pieces.push(&input[pos..c]);
+        pos = c;
+    }
+    pieces.push(&input[pos..]);
+    pieces
+}
+
+/// The outcome without call ids (generated ids differ between runs).
+pub(super) fn without_ids(mut o: Outcome) -> Outcome {
+    o.ids.clear();
+    o
+}
+
+/// The property of every split test: `input` whole, cut at `cuts` and one
+/// character per delta under `config` give the same outcome, and the text plus
+/// the call regions reproduce the input.
+pub(super) fn agree_under_splits(
+    input: &str,
+    cuts: Vec<usize>,
+    config: DetectConfig,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    let (whole, regions) = run_pieces(&[input], config.clone());
+    conserved(input, &whole.text, &regions);
+    let (split, regions) = run_pieces(&split_at(input, cuts), config.clone());
+    conserved(input, &split.text, &regions);
+    proptest::prop_assert_eq!(without_ids(split), without_ids(whole.clone()));
+    let (single, regions) = run_pieces(&chars(input), config);
+    conserved(input, &single.text, &regions);
+    proptest::prop_assert_eq!(without_ids(single), without_ids(whole));
+    Ok(())
+}

@@ -47,25 +47,6 @@ fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
     proptest::collection::vec(0..=len, 0..12)
 }
 
-fn split_at(input: &str, mut cuts: Vec<usize>) -> Vec<&str> {
-    cuts.retain(|&c| input.is_char_boundary(c));
-    cuts.sort_unstable();
-    cuts.dedup();
-    let mut pieces = Vec::new();
-    let mut pos = 0;
-    for c in cuts {
-        pieces.push(&input[pos..c]);
-        pos = c;
-    }
-    pieces.push(&input[pos..]);
-    pieces
-}
-
-fn strip_ids(mut o: Outcome) -> Outcome {
-    o.ids.clear();
-    o
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -77,7 +58,7 @@ proptest! {
         let pieces = split_at(input, cut.into_iter().map(|c| c.min(input.len())).collect());
         let (split, regions) = run_pieces(&pieces, DetectConfig::default());
         conserved(input, &split.text, &regions);
-        prop_assert_eq!(strip_ids(split), strip_ids(whole));
+        prop_assert_eq!(without_ids(split), without_ids(whole));
     }
 
     #[test]
@@ -93,15 +74,7 @@ proptest! {
         ], 0..24),
         cut in cuts(400),
     ) {
-        let input: String = parts.concat();
-        let (whole, regions) = run_pieces(&[&input], DetectConfig::default());
-        conserved(&input, &whole.text, &regions);
-        let pieces = split_at(&input, cut.into_iter().map(|c| c.min(input.len())).collect());
-        let (split, regions) = run_pieces(&pieces, DetectConfig::default());
-        conserved(&input, &split.text, &regions);
-        prop_assert_eq!(strip_ids(split), strip_ids(whole.clone()));
-        let (single, _) = run_pieces(&chars(&input), DetectConfig::default());
-        prop_assert_eq!(strip_ids(single), strip_ids(whole));
+        agree_under_splits(&parts.concat(), cut, DetectConfig::default())?;
     }
 }
 
@@ -114,9 +87,9 @@ proptest! {
         conserved(&input, &whole.text, &regions);
         let pieces = split_at(&input, cut.into_iter().map(|c| c.min(input.len())).collect());
         let (split, _) = run_pieces(&pieces, DetectConfig::default());
-        prop_assert_eq!(strip_ids(split), strip_ids(whole.clone()));
+        prop_assert_eq!(without_ids(split), without_ids(whole.clone()));
         let (single, _) = run_pieces(&chars(&input), DetectConfig::default());
-        prop_assert_eq!(strip_ids(single), strip_ids(whole));
+        prop_assert_eq!(without_ids(single), without_ids(whole));
     }
 }
 
@@ -127,7 +100,7 @@ fn every_single_character_split_of_the_corpus_agrees() {
         conserved(input, &whole.text, &regions);
         let (single, regions) = run_pieces(&chars(input), DetectConfig::default());
         conserved(input, &single.text, &regions);
-        assert_eq!(strip_ids(single), strip_ids(whole), "{input}");
+        assert_eq!(without_ids(single), without_ids(whole), "{input}");
     }
 }
 
@@ -139,7 +112,7 @@ fn every_format_alone_agrees_under_splits() {
             let (whole, regions) = run_pieces(&[input], config.clone());
             conserved(input, &whole.text, &regions);
             let (single, _) = run_pieces(&chars(input), config);
-            assert_eq!(strip_ids(single), strip_ids(whole), "{format}: {input}");
+            assert_eq!(without_ids(single), without_ids(whole), "{format}: {input}");
         }
     }
 }

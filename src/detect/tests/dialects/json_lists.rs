@@ -20,38 +20,6 @@ fn config() -> DetectConfig {
     DetectConfig::default().with_formats([WireFormat::Phi4Mini])
 }
 
-fn pieces(input: &str, mut cuts: Vec<usize>) -> Vec<&str> {
-    cuts.retain(|&c| c <= input.len() && input.is_char_boundary(c));
-    cuts.sort_unstable();
-    cuts.dedup();
-    let mut out = Vec::new();
-    let mut pos = 0;
-    for c in cuts {
-        out.push(&input[pos..c]);
-        pos = c;
-    }
-    out.push(&input[pos..]);
-    out
-}
-
-fn no_ids(mut o: Outcome) -> Outcome {
-    o.ids.clear();
-    o
-}
-
-/// Runs `input` whole, cut at `cuts` and one character per delta under `config`;
-/// all three must agree and conserve the input.
-fn agree(input: &str, cuts: Vec<usize>, config: DetectConfig) -> Result<(), TestCaseError> {
-    let (whole, regions) = run_pieces(&[input], config.clone());
-    conserved(input, &whole.text, &regions);
-    let (split, regions) = run_pieces(&pieces(input, cuts), config.clone());
-    conserved(input, &split.text, &regions);
-    prop_assert_eq!(no_ids(split), no_ids(whole.clone()));
-    let (single, _) = run_pieces(&chars(input), config);
-    prop_assert_eq!(no_ids(single), no_ids(whole));
-    Ok(())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
@@ -73,7 +41,7 @@ proptest! {
         ], 0..20),
         cut in proptest::collection::vec(0usize..400, 0..10),
     ) {
-        agree(&parts.concat(), cut, config())?;
+        agree_under_splits(&parts.concat(), cut, config())?;
     }
 }
 
@@ -94,7 +62,7 @@ fn each_list_dialect_alone_agrees_under_splits() {
             conserved(input, &whole.text, &regions);
             let (single, regions) = run_pieces(&chars(input), config);
             conserved(input, &single.text, &regions);
-            assert_eq!(no_ids(single), no_ids(whole), "{format}: {input}");
+            assert_eq!(without_ids(single), without_ids(whole), "{format}: {input}");
         }
     }
 }

@@ -26,25 +26,6 @@ use proptest::prelude::*;
 
 use super::*;
 
-fn split_at(input: &str, mut cuts: Vec<usize>) -> Vec<&str> {
-    cuts.retain(|&c| c <= input.len() && input.is_char_boundary(c));
-    cuts.sort_unstable();
-    cuts.dedup();
-    let mut pieces = Vec::new();
-    let mut pos = 0;
-    for c in cuts {
-        pieces.push(&input[pos..c]);
-        pos = c;
-    }
-    pieces.push(&input[pos..]);
-    pieces
-}
-
-fn strip_ids(mut o: Outcome) -> Outcome {
-    o.ids.clear();
-    o
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -69,14 +50,7 @@ proptest! {
         ], 0..28),
         cut in proptest::collection::vec(0usize..400, 0..10),
     ) {
-        let input: String = parts.concat();
-        let (whole, regions) = run_pieces(&[&input], DetectConfig::default());
-        conserved(&input, &whole.text, &regions);
-        let (split, regions) = run_pieces(&split_at(&input, cut), DetectConfig::default());
-        conserved(&input, &split.text, &regions);
-        prop_assert_eq!(strip_ids(split), strip_ids(whole.clone()));
-        let (single, _) = run_pieces(&chars(&input), DetectConfig::default());
-        prop_assert_eq!(strip_ids(single), strip_ids(whole));
+        agree_under_splits(&parts.concat(), cut, DetectConfig::default())?;
     }
 }
 
@@ -99,7 +73,7 @@ fn each_dialect_alone_agrees_under_splits() {
             conserved(input, &whole.text, &regions);
             let (single, regions) = run_pieces(&chars(input), config);
             conserved(input, &single.text, &regions);
-            assert_eq!(strip_ids(single), strip_ids(whole), "{format}: {input}");
+            assert_eq!(without_ids(single), without_ids(whole), "{format}: {input}");
         }
     }
 }
@@ -111,25 +85,6 @@ mod props_glm_minimax_harmony {
     use proptest::prelude::*;
 
     use super::super::*;
-
-    fn pieces_at(input: &str, mut cuts: Vec<usize>) -> Vec<&str> {
-        cuts.retain(|&c| c <= input.len() && input.is_char_boundary(c));
-        cuts.sort_unstable();
-        cuts.dedup();
-        let mut pieces = Vec::new();
-        let mut pos = 0;
-        for c in cuts {
-            pieces.push(&input[pos..c]);
-            pos = c;
-        }
-        pieces.push(&input[pos..]);
-        pieces
-    }
-
-    fn no_ids(mut o: Outcome) -> Outcome {
-        o.ids.clear();
-        o
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
@@ -159,13 +114,7 @@ mod props_glm_minimax_harmony {
                 3 => DetectConfig::only(WireFormat::Harmony),
                 _ => DetectConfig::default(),
             };
-            let (whole, regions) = run_pieces(&[&input], config.clone());
-            conserved(&input, &whole.text, &regions);
-            let (split, regions) = run_pieces(&pieces_at(&input, cut), config.clone());
-            conserved(&input, &split.text, &regions);
-            prop_assert_eq!(no_ids(split), no_ids(whole.clone()));
-            let (single, _) = run_pieces(&chars(&input), config);
-            prop_assert_eq!(no_ids(single), no_ids(whole));
+            agree_under_splits(&input, cut, config)?;
         }
     }
 
@@ -182,7 +131,7 @@ mod props_glm_minimax_harmony {
                 let (whole, regions) = run_pieces(&[input], config.clone());
                 conserved(input, &whole.text, &regions);
                 let (single, _) = run_pieces(&chars(input), config);
-                assert_eq!(no_ids(single), no_ids(whole), "{format}: {input}");
+                assert_eq!(without_ids(single), without_ids(whole), "{format}: {input}");
             }
         }
     }

@@ -97,32 +97,7 @@ proptest! {
         parts in proptest::collection::vec(fragment(), 0..24),
         cut in proptest::collection::vec(0..=600usize, 0..12),
     ) {
-        let input: String = parts.concat();
-        let (whole, regions) = run_pieces(&[&input], DetectConfig::default());
-        conserved(&input, &whole.text, &regions);
-        let mut cut: Vec<usize> = cut
-            .into_iter()
-            .map(|c| c.min(input.len()))
-            .filter(|&c| input.is_char_boundary(c))
-            .collect();
-        cut.sort_unstable();
-        cut.dedup();
-        let mut pieces = Vec::new();
-        let mut pos = 0;
-        for c in cut {
-            pieces.push(&input[pos..c]);
-            pos = c;
-        }
-        pieces.push(&input[pos..]);
-        let (split, regions) = run_pieces(&pieces, DetectConfig::default());
-        conserved(&input, &split.text, &regions);
-        let strip = |mut o: Outcome| {
-            o.ids.clear();
-            o
-        };
-        prop_assert_eq!(strip(split), strip(whole.clone()));
-        let (single, _) = run_pieces(&chars(&input), DetectConfig::default());
-        prop_assert_eq!(strip(single), strip(whole));
+        agree_under_splits(&parts.concat(), cut, DetectConfig::default())?;
     }
 
     #[test]
@@ -136,10 +111,6 @@ proptest! {
         conserved(&input, &whole.text, &regions);
         let (single, regions) = run_pieces(&chars(&input), config);
         conserved(&input, &single.text, &regions);
-        let strip = |mut o: Outcome| {
-            o.ids.clear();
-            o
-        };
-        prop_assert_eq!(strip(single), strip(whole));
+        prop_assert_eq!(without_ids(single), without_ids(whole));
     }
 }
