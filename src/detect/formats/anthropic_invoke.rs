@@ -45,13 +45,7 @@ pub(crate) fn tag_then(
     let bytes = input.as_bytes();
     match starts(bytes, tag.as_bytes()) {
         Some(false) => return Probe::NoMatch,
-        None => {
-            return if cx.eof {
-                Probe::NoMatch
-            } else {
-                Probe::NeedMore
-            };
-        }
+        None => return cx.need_more(),
         Some(true) => {}
     }
     let rest = &bytes[tag.len()..];
