@@ -34,7 +34,10 @@ fn turn_with_call() -> TurnOutcome {
         RouteEvent::Text {
             text: "Let me compute.".into(),
         },
-        RouteEvent::CallEnd { index: 0, call },
+        RouteEvent::CallEnd {
+            index: 0,
+            call: Box::new(call),
+        },
         RouteEvent::ToolResult {
             index: 0,
             id: "call_1".into(),

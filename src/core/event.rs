@@ -1,5 +1,6 @@
 //! Events the streaming detector emits, and its diagnostics.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use super::call::ToolCall;
@@ -17,12 +18,12 @@ pub enum DetectEvent {
     /// Visible text, released once it can no longer open a call.
     Text {
         /// The text.
-        text: String,
+        text: CompactString,
     },
     /// Reasoning ("thinking") text, never part of the visible text.
     Reasoning {
         /// The text.
-        text: String,
+        text: CompactString,
     },
     /// A call has begun and its name is known.
     CallStart {
@@ -40,14 +41,15 @@ pub enum DetectEvent {
         /// The call's index.
         index: usize,
         /// The next piece of the arguments JSON.
-        fragment: String,
+        fragment: CompactString,
     },
     /// A call is complete.
     CallEnd {
         /// The call's index.
         index: usize,
-        /// The finished call.
-        call: ToolCall,
+        /// The finished call (boxed: it is much larger than the other events,
+        /// and every event of a stream is the size of the largest).
+        call: Box<ToolCall>,
     },
     /// Markup that did not become a call; its raw text was given back as `Text`.
     Malformed {

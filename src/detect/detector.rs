@@ -12,13 +12,15 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
+use compact_str::CompactString;
+
 use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
 
 use super::config::{DetectConfig, MAX_PROBE_BYTES};
 use super::format::{CallParser, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
 use super::reasoning::ReasoningBlock;
-use super::sink::{CallSink, RegionRecord, finished_call};
+use super::sink::{CallSink, RegionRecord, finished_call, push_text_event};
 
 /// What the scanner is doing.
 enum Mode {
@@ -282,7 +284,7 @@ impl StreamDetector {
         call.args.push_str(fragment);
         out.push(DetectEvent::ArgsDelta {
             index: call.index,
-            fragment: fragment.to_owned(),
+            fragment: fragment.into(),
         });
     }
 
@@ -313,7 +315,7 @@ impl StreamDetector {
         let arguments = if super::json_call::is_json_whitespace(&call.args) {
             out.push(DetectEvent::ArgsDelta {
                 index: call.index,
-                fragment: "{}".to_owned(),
+                fragment: "{}".into(),
             });
             JsonObject::new()
         } else {
@@ -328,7 +330,7 @@ impl StreamDetector {
         };
         out.push(DetectEvent::CallEnd {
             index: call.index,
-            call: finished_call(call.id, &call.name, arguments, call.format),
+            call: Box::new(finished_call(call.id, &call.name, arguments, call.format)),
         });
     }
 
@@ -354,7 +356,12 @@ impl StreamDetector {
 
     /// Drops `pending[..cur]` (consumed) and keeps the look-ahead.
     fn keep_from(&mut self, cur: usize) {
-        self.pending.drain(..cur);
+        if cur >= self.pending.len() {
+            // The common case (a delta wholly consumed): no `Drain` set-up.
+            self.pending.clear();
+        } else {
+            self.pending.drain(..cur);
+        }
         self.pending_at += cur;
     }
 
@@ -371,9 +378,13 @@ impl StreamDetector {
             last.push_str(text);
             return;
         }
-        out.push(DetectEvent::Text {
-            text: text.to_owned(),
-        });
+        push_text_event(
+            out,
+            DetectEvent::Text {
+                text: CompactString::const_new(""),
+            },
+            text,
+        );
     }
 
     /// Emits `pending[range]` as text without an intermediate copy.
@@ -390,9 +401,13 @@ impl StreamDetector {
             last.push_str(text);
             return;
         }
-        out.push(DetectEvent::Text {
-            text: text.to_owned(),
-        });
+        push_text_event(
+            out,
+            DetectEvent::Text {
+                text: CompactString::const_new(""),
+            },
+            text,
+        );
     }
 
     fn note_line(&mut self, s: &str) {
@@ -541,9 +556,9 @@ impl StreamDetector {
         for group in self.stops.chunks(3) {
             let window = &hay[..best.unwrap_or(hay.len())];
             let hit = match *group {
-                [a] => memchr::memchr(a, window),
-                [a, b] => memchr::memchr2(a, b, window),
-                [a, b, c] => memchr::memchr3(a, b, c, window),
+                [a] => super::scan::find1(a, window),
+                [a, b] => super::scan::find2(a, b, window),
+                [a, b, c] => super::scan::find3(a, b, c, window),
                 _ => None,
             };
             if hit.is_some() {
@@ -642,7 +657,7 @@ impl StreamDetector {
         // (A run of backticks longer than the look-ahead is plain text.)
         let Some(nl) = window
             .get(ticks..)
-            .and_then(|info| memchr::memchr(b'\n', info))
+            .and_then(|info| super::scan::find1(b'\n', info))
         else {
             if eof || capped {
                 return plain(self);
@@ -693,7 +708,7 @@ impl StreamDetector {
     ) -> Option<usize> {
         loop {
             let bytes = self.pending.as_bytes();
-            let Some(rel) = memchr::memchr(b'`', &bytes[cur..]) else {
+            let Some(rel) = super::scan::find1(b'`', &bytes[cur..]) else {
                 self.emit_pending(cur..self.pending.len(), floor, out);
                 let len = self.pending.len();
                 self.keep_from(len);

@@ -241,7 +241,7 @@ pub(crate) fn first_key(input: &str) -> FirstKey<'_> {
         Some(b'"') => {}
         Some(_) => return FirstKey::NotAnObject,
     }
-    match memchr::memchr2(b'"', b'\\', &bytes[q + 1..]) {
+    match super::scan::find2(b'"', b'\\', &bytes[q + 1..]) {
         None if bytes.len() - q > 32 => FirstKey::NotAnObject,
         None => FirstKey::NeedMore,
         Some(rel) if bytes[q + 1 + rel] == b'"' => FirstKey::Key(&input[q + 1..q + 1 + rel]),

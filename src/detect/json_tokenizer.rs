@@ -130,7 +130,7 @@ impl StrDecoder {
         while i < bytes.len() {
             match self.escape {
                 Escape::None => {
-                    let Some(rel) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+                    let Some(rel) = super::scan::find2(b'"', b'\\', &bytes[i..]) else {
                         if i < bytes.len() {
                             self.flush_high(out);
                             out.push_str(&input[i..]);
@@ -253,7 +253,7 @@ impl BracketScan {
                     i += 1;
                     continue;
                 }
-                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                match super::scan::find2(b'"', b'\\', &bytes[i..]) {
                     None => i = bytes.len(),
                     Some(rel) => {
                         i += rel;

@@ -15,6 +15,7 @@ mod json_tokenizer;
 mod py_call;
 mod py_literal;
 mod reasoning;
+mod scan;
 mod section_call;
 mod sink;
 mod xml_call;

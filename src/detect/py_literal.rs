@@ -654,7 +654,7 @@ impl ArgsConv {
     ) -> (usize, bool) {
         let bytes = input.as_bytes();
         loop {
-            let Some(rel) = memchr::memchr2(quote, b'\\', &bytes[i..]) else {
+            let Some(rel) = super::scan::find2(quote, b'\\', &bytes[i..]) else {
                 self.put(&input[i..]);
                 return (bytes.len(), false);
             };
@@ -709,7 +709,7 @@ impl ArgsConv {
     fn scan_gstr(&mut self, input: &str, mut i: usize, eof: bool) -> (usize, bool) {
         let bytes = input.as_bytes();
         loop {
-            let Some(rel) = memchr::memchr(b'<', &bytes[i..]) else {
+            let Some(rel) = super::scan::find1(b'<', &bytes[i..]) else {
                 self.put(&input[i..]);
                 return (bytes.len(), false);
             };

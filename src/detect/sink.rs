@@ -1,5 +1,7 @@
 //! `CallSink`: how a call parser emits events and records what it found in its region.
 
+use compact_str::CompactString;
+
 use crate::core::{DetectEvent, JsonObject, ToolCall, ToolCatalog, WireFormat, new_call_id};
 
 /// A stretch of a region that goes back as text: an entry naming an unknown tool.
@@ -89,15 +91,22 @@ impl CallSink<'_> {
             f.push_str(fragment);
             return;
         }
-        self.events.push(DetectEvent::ArgsDelta {
-            index,
-            fragment: fragment.to_owned(),
-        });
+        push_text_event(
+            self.events,
+            DetectEvent::ArgsDelta {
+                index,
+                fragment: CompactString::const_new(""),
+            },
+            fragment,
+        );
     }
 
     /// Emits `CallEnd`; `end` is the region offset just after the call's markup.
     pub(crate) fn end(&mut self, index: usize, call: ToolCall, end: usize) {
-        let event = DetectEvent::CallEnd { index, call };
+        let event = DetectEvent::CallEnd {
+            index,
+            call: Box::new(call),
+        };
         if self.record.defer_end {
             self.record.deferred.push(event);
         } else {
@@ -118,9 +127,13 @@ impl CallSink<'_> {
             last.push_str(text);
             return;
         }
-        self.events.push(DetectEvent::Reasoning {
-            text: text.to_owned(),
-        });
+        push_text_event(
+            self.events,
+            DetectEvent::Reasoning {
+                text: CompactString::const_new(""),
+            },
+            text,
+        );
     }
 
     /// Keeps the region up to region offset `end` out of the visible text even
@@ -150,4 +163,22 @@ pub(crate) fn finished_call(
     format: WireFormat,
 ) -> ToolCall {
     ToolCall::new(id, name, Some(arguments), format)
+}
+
+/// Pushes `event` (its text empty) and writes `text` into it in place.
+///
+/// Building a short inline string on the stack and then moving the event into
+/// the vector reads back bytes just written in narrower stores (a
+/// store-forwarding stall on every small event); filling the string where it
+/// lies avoids the round trip. At 4-byte deltas this was a fifth of the time.
+pub(crate) fn push_text_event(events: &mut Vec<DetectEvent>, event: DetectEvent, text: &str) {
+    events.push(event);
+    if let Some(
+        DetectEvent::Text { text: slot }
+        | DetectEvent::Reasoning { text: slot }
+        | DetectEvent::ArgsDelta { fragment: slot, .. },
+    ) = events.last_mut()
+    {
+        slot.push_str(text);
+    }
 }

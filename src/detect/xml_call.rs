@@ -663,7 +663,7 @@ impl Entry {
     ) -> (usize, bool) {
         let bytes = input.as_bytes();
         loop {
-            let Some(rel) = memchr::memchr2(b'<', b'\n', &bytes[i..]) else {
+            let Some(rel) = super::scan::find2(b'<', b'\n', &bytes[i..]) else {
                 self.push_value(sink, &input[i..]);
                 return (bytes.len(), false);
             };

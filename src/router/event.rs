@@ -1,5 +1,6 @@
 //! `RouteEvent`: one step of a routed turn, whatever the provider.
 
+use compact_str::CompactString;
 use rmcp::model::CallToolResult;
 use serde::Serialize;
 use toolrouter_providers::{ErrorKind, PartialCall, StopReason, Usage};
@@ -19,17 +20,17 @@ pub enum RouteEvent {
     /// Visible assistant text, with every call region removed.
     Text {
         /// The text.
-        text: String,
+        text: CompactString,
     },
     /// Reasoning ("thinking") text, never part of the visible text.
     Reasoning {
         /// The text.
-        text: String,
+        text: CompactString,
     },
     /// A refusal message (not part of the visible text).
     Refusal {
         /// The text.
-        text: String,
+        text: CompactString,
     },
     /// A call began.
     CallStart {
@@ -47,14 +48,14 @@ pub enum RouteEvent {
         /// The call's index.
         index: usize,
         /// The next piece of the arguments JSON.
-        fragment: String,
+        fragment: CompactString,
     },
     /// A call is complete; it is now being executed.
     CallEnd {
         /// The call's index.
         index: usize,
         /// The finished call.
-        call: ToolCall,
+        call: Box<ToolCall>,
     },
     /// Markup or a structured call that did not become a call.
     Malformed {

@@ -93,7 +93,7 @@ impl TurnOutcome {
                     at,
                     CallResult {
                         index: *index,
-                        call: call.clone(),
+                        call: (**call).clone(),
                         result: None,
                         elapsed_ms: None,
                     },

@@ -156,11 +156,11 @@ impl RouteSession {
                 ProviderDelta::Text(text) => self.detector.feed(&text, &mut self.detected),
                 ProviderDelta::Reasoning(text) => {
                     self.drain_detected(out);
-                    out.push(RouteEvent::Reasoning { text });
+                    out.push(RouteEvent::Reasoning { text: text.into() });
                 }
                 ProviderDelta::Refusal(text) => {
                     self.drain_detected(out);
-                    out.push(RouteEvent::Refusal { text });
+                    out.push(RouteEvent::Refusal { text: text.into() });
                 }
                 ProviderDelta::ToolCallStart { key, id, name } => self.detector.structured_start(
                     u64::from(key.0),
