@@ -380,7 +380,7 @@ impl StreamDetector {
         }
         push_text_event(
             out,
-            DetectEvent::Text {
+            || DetectEvent::Text {
                 text: CompactString::const_new(""),
             },
             text,
@@ -403,7 +403,7 @@ impl StreamDetector {
         }
         push_text_event(
             out,
-            DetectEvent::Text {
+            || DetectEvent::Text {
                 text: CompactString::const_new(""),
             },
             text,

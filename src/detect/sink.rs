@@ -93,7 +93,7 @@ impl CallSink<'_> {
         }
         push_text_event(
             self.events,
-            DetectEvent::ArgsDelta {
+            || DetectEvent::ArgsDelta {
                 index,
                 fragment: CompactString::const_new(""),
             },
@@ -129,7 +129,7 @@ impl CallSink<'_> {
         }
         push_text_event(
             self.events,
-            DetectEvent::Reasoning {
+            || DetectEvent::Reasoning {
                 text: CompactString::const_new(""),
             },
             text,
@@ -171,8 +171,13 @@ pub(crate) fn finished_call(
 /// the vector reads back bytes just written in narrower stores (a
 /// store-forwarding stall on every small event); filling the string where it
 /// lies avoids the round trip. At 4-byte deltas this was a fifth of the time.
-pub(crate) fn push_text_event(events: &mut Vec<DetectEvent>, event: DetectEvent, text: &str) {
-    events.push(event);
+pub(crate) fn push_text_event(
+    events: &mut Vec<DetectEvent>,
+    make: impl FnOnce() -> DetectEvent,
+    text: &str,
+) {
+    // `extend` reserves before calling `make`, so the event is built in its slot.
+    events.extend(std::iter::once_with(make));
     if let Some(
         DetectEvent::Text { text: slot }
         | DetectEvent::Reasoning { text: slot }
