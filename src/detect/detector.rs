@@ -20,7 +20,7 @@ use super::config::{DetectConfig, MAX_PROBE_BYTES};
 use super::format::{CallParser, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
 use super::reasoning::ReasoningBlock;
-use super::sink::{CallSink, RegionRecord, finished_call, push_text_event};
+use super::sink::{CallSink, RegionRecord, finished_call, push_event};
 
 /// What the scanner is doing.
 enum Mode {
@@ -378,13 +378,9 @@ impl StreamDetector {
             last.push_str(text);
             return;
         }
-        push_text_event(
-            out,
-            || DetectEvent::Text {
-                text: CompactString::const_new(""),
-            },
-            text,
-        );
+        push_event(out, || DetectEvent::Text {
+            text: CompactString::new(text),
+        });
     }
 
     /// Emits `pending[range]` as text without an intermediate copy.
@@ -401,13 +397,9 @@ impl StreamDetector {
             last.push_str(text);
             return;
         }
-        push_text_event(
-            out,
-            || DetectEvent::Text {
-                text: CompactString::const_new(""),
-            },
-            text,
-        );
+        push_event(out, || DetectEvent::Text {
+            text: CompactString::new(text),
+        });
     }
 
     fn note_line(&mut self, s: &str) {

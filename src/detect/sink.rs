@@ -91,14 +91,10 @@ impl CallSink<'_> {
             f.push_str(fragment);
             return;
         }
-        push_text_event(
-            self.events,
-            || DetectEvent::ArgsDelta {
-                index,
-                fragment: CompactString::const_new(""),
-            },
-            fragment,
-        );
+        push_event(self.events, || DetectEvent::ArgsDelta {
+            index,
+            fragment: CompactString::new(fragment),
+        });
     }
 
     /// Emits `CallEnd`; `end` is the region offset just after the call's markup.
@@ -127,13 +123,9 @@ impl CallSink<'_> {
             last.push_str(text);
             return;
         }
-        push_text_event(
-            self.events,
-            || DetectEvent::Reasoning {
-                text: CompactString::const_new(""),
-            },
-            text,
-        );
+        push_event(self.events, || DetectEvent::Reasoning {
+            text: CompactString::new(text),
+        });
     }
 
     /// Keeps the region up to region offset `end` out of the visible text even
@@ -165,25 +157,12 @@ pub(crate) fn finished_call(
     ToolCall::new(id, name, Some(arguments), format)
 }
 
-/// Pushes `event` (its text empty) and writes `text` into it in place.
+/// Pushes the event `make` builds.
 ///
-/// Building a short inline string on the stack and then moving the event into
-/// the vector reads back bytes just written in narrower stores (a
-/// store-forwarding stall on every small event); filling the string where it
-/// lies avoids the round trip. At 4-byte deltas this was a fifth of the time.
-pub(crate) fn push_text_event(
-    events: &mut Vec<DetectEvent>,
-    make: impl FnOnce() -> DetectEvent,
-    text: &str,
-) {
-    // `extend` reserves before calling `make`, so the event is built in its slot.
+/// `push(event)` builds a small event on the stack and then copies it into the
+/// vector, reading back bytes just written in narrower stores (a
+/// store-forwarding stall on every event); `extend` reserves first and lets the
+/// event be built in its slot. At 4-byte deltas this was a fifth of the time.
+pub(crate) fn push_event(events: &mut Vec<DetectEvent>, make: impl FnOnce() -> DetectEvent) {
     events.extend(std::iter::once_with(make));
-    if let Some(
-        DetectEvent::Text { text: slot }
-        | DetectEvent::Reasoning { text: slot }
-        | DetectEvent::ArgsDelta { fragment: slot, .. },
-    ) = events.last_mut()
-    {
-        slot.push_str(text);
-    }
 }
