@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use compact_str::CompactString;
 
@@ -91,10 +91,9 @@ struct StructuredCall {
 pub struct StreamDetector {
     catalog: Arc<ToolCatalog>,
     config: DetectConfig,
-    /// For each stop byte, the enabled formats that can start with it, in
-    /// probing order (so a probe does not ask every format).
-    by_byte: Vec<(u8, Vec<&'static dyn TextFormat>)>,
-    stops: Vec<u8>,
+    /// Stop bytes and the formats each can start (shared by detectors with
+    /// the same dialects).
+    table: Arc<FormatTable>,
     pending: String,
     /// Absolute offset of `pending[0]`.
     pending_at: usize,
@@ -118,20 +117,26 @@ pub struct StreamDetector {
     seen: Vec<WireFormat>,
 }
 
-impl std::fmt::Debug for StreamDetector {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StreamDetector")
-            .field("config", &self.config)
-            .field("pending", &self.pending.len())
-            .field("next_index", &self.next_index)
-            .finish_non_exhaustive()
-    }
+/// The enabled formats indexed by their start bytes. It depends only on the
+/// dialect list, so detectors with the same list share one (building it is a
+/// dozen allocations: a noticeable share of a short stream).
+struct FormatTable {
+    /// Every byte that may start a call region, and the fence backtick; sorted.
+    stops: Vec<u8>,
+    /// For each stop byte, the enabled formats that can start with it, in
+    /// probing order (so a probe does not ask every format).
+    by_byte: Vec<(u8, Vec<&'static dyn TextFormat>)>,
 }
 
-impl StreamDetector {
-    /// A detector for one stream.
-    pub fn new(catalog: Arc<ToolCatalog>, config: DetectConfig) -> Self {
-        let formats = formats::enabled(&config.formats);
+/// Bytes reserved for a call region when it opens.
+const REGION_START_CAPACITY: usize = 512;
+
+/// How many distinct dialect lists keep a shared table.
+const TABLE_CACHE: usize = 16;
+
+impl FormatTable {
+    fn build(list: &[WireFormat]) -> Self {
+        let formats = formats::enabled(list);
         let mut stops: Vec<u8> = formats
             .iter()
             .flat_map(|f| f.start_bytes().iter().copied())
@@ -150,6 +155,41 @@ impl StreamDetector {
                 (b, fs)
             })
             .collect();
+        Self { stops, by_byte }
+    }
+
+    /// The table for `list`, from the cache when an identical list was seen.
+    fn for_formats(list: &[WireFormat]) -> Arc<Self> {
+        type Cache = Mutex<Vec<(Vec<WireFormat>, Arc<FormatTable>)>>;
+        static CACHE: LazyLock<Cache> = LazyLock::new(|| Mutex::new(Vec::new()));
+        let Ok(mut cache) = CACHE.lock() else {
+            return Arc::new(Self::build(list));
+        };
+        if let Some((_, table)) = cache.iter().find(|(key, _)| key == list) {
+            return table.clone();
+        }
+        let table = Arc::new(Self::build(list));
+        if cache.len() < TABLE_CACHE {
+            cache.push((list.to_vec(), table.clone()));
+        }
+        table
+    }
+}
+
+impl std::fmt::Debug for StreamDetector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamDetector")
+            .field("config", &self.config)
+            .field("pending", &self.pending.len())
+            .field("next_index", &self.next_index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamDetector {
+    /// A detector for one stream.
+    pub fn new(catalog: Arc<ToolCatalog>, config: DetectConfig) -> Self {
+        let table = FormatTable::for_formats(&config.formats);
         let mode = if config.start_in_reasoning {
             Mode::Call {
                 parser: Box::new(ReasoningBlock::inside(formats::think::CLOSE)),
@@ -162,8 +202,7 @@ impl StreamDetector {
         Self {
             catalog,
             config,
-            by_byte,
-            stops,
+            table,
             pending: String::new(),
             pending_at: 0,
             mode,
@@ -475,7 +514,7 @@ impl StreamDetector {
                     return Some(cur);
                 }
             }
-            if self.stops.contains(&first_byte) && first_byte != b'`' {
+            if self.table.stops.contains(&first_byte) && first_byte != b'`' {
                 match self.probe(first, eof) {
                     ProbeOutcome::Match(parser, format) => {
                         self.begin_region(cur, first, parser, format, None);
@@ -545,7 +584,7 @@ impl StreamDetector {
         // Up to three stop bytes per SIMD pass; each later pass only searches
         // before the best hit so far.
         let mut best: Option<usize> = None;
-        for group in self.stops.chunks(3) {
+        for group in self.table.stops.chunks(3) {
             let window = &hay[..best.unwrap_or(hay.len())];
             let hit = match *group {
                 [a] => super::scan::find1(a, window),
@@ -584,7 +623,7 @@ impl StreamDetector {
             seen: &self.seen,
             config: &self.config,
         };
-        let Some((_, candidates)) = self.by_byte.iter().find(|(b, _)| *b == c) else {
+        let Some((_, candidates)) = self.table.by_byte.iter().find(|(b, _)| *b == c) else {
             return ProbeOutcome::NoMatch;
         };
         for format in candidates {
@@ -610,6 +649,8 @@ impl StreamDetector {
         fence: Option<usize>,
     ) {
         self.region.clear();
+        // One allocation for a typical call instead of a doubling series.
+        self.region.reserve(REGION_START_CAPACITY);
         self.region.push_str(&self.pending[start..marker]);
         self.region_at = self.pending_at + start;
         self.record = RegionRecord {
