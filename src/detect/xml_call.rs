@@ -286,25 +286,57 @@ fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
 pub(crate) fn escape_json_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1f => "",
-            _ => continue,
-        };
+    while let Some(i) = next_escape(bytes, start) {
         out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            out.push_str(&format!("\\u{:04x}", b));
-        } else {
-            out.push_str(esc);
+        let b = bytes[i];
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            }
         }
         start = i + 1;
     }
     out.push_str(&s[start..]);
+}
+
+/// The first byte at or after `from` that JSON strings must escape (`"`, `\`
+/// or a control character), eight bytes at a time: file contents are long
+/// runs of plain bytes.
+fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte of `x` is zero (or, below, less than 0x20): its high bit is set in
+    // the mask. Borrows can flag bytes above a true hit, never below one, so the
+    // lowest flagged byte is exact.
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let rest = bytes.get(from..)?;
+    let mut chunks = rest.chunks_exact(8);
+    let mut at = from;
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let hits = zero(w ^ (ONES * u64::from(b'"')))
+            | zero(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|p| at + p)
 }
 
 /// Converts a finished value by its declared type; strings stay strings.
@@ -663,34 +695,27 @@ impl Entry {
     ) -> (usize, bool) {
         let bytes = input.as_bytes();
         loop {
-            let Some(rel) = super::scan::find2(b'<', b'\n', &bytes[i..]) else {
-                self.push_value(sink, &input[i..]);
-                return (bytes.len(), false);
+            // Only a `<` can end the value; one newline just before the closing
+            // tag is not part of it, so a newline at the end of the input waits.
+            let Some(rel) = super::scan::find1(b'<', &bytes[i..]) else {
+                let end = if !eof && bytes.len() > i && bytes[bytes.len() - 1] == b'\n' {
+                    bytes.len() - 1
+                } else {
+                    bytes.len()
+                };
+                self.push_value(sink, &input[i..end]);
+                return (end, false);
             };
-            let j = i + rel;
+            let k = i + rel;
+            let j = if k > i && bytes[k - 1] == b'\n' { k - 1 } else { k };
             self.push_value(sink, &input[i..j]);
-            let (nl, k) = if bytes[j] == b'\n' {
-                match bytes.get(j + 1) {
-                    None if !eof => return (j, false),
-                    Some(b'<') => (true, j + 1),
-                    _ => {
-                        self.push_value(sink, "\n");
-                        i = j + 1;
-                        continue;
-                    }
-                }
-            } else {
-                (false, j)
-            };
             match self.close_here(&bytes[k..], eof, spec) {
                 None => return (j, false),
                 Some(Some(len)) => return (k + len, true),
                 Some(None) => {
                     // Not the end: the newline (if any) and `<` are content.
-                    let upto = k + 1;
-                    self.push_value(sink, &input[j..upto]);
-                    i = upto;
-                    let _ = nl;
+                    self.push_value(sink, &input[j..=k]);
+                    i = k + 1;
                 }
             }
         }
@@ -731,6 +756,54 @@ impl Entry {
             Open::Match(..) => Some(Some(close.len())),
             Open::NeedMore if !eof => None,
             _ => Some(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::escape_json_into;
+
+    fn escaped(s: &str) -> String {
+        let mut out = String::new();
+        escape_json_into(s, &mut out);
+        out
+    }
+
+    #[test]
+    fn escapes_quotes_backslashes_and_controls_at_every_position() {
+        assert_eq!(escaped(""), "");
+        assert_eq!(escaped("plain text, café 日本"), "plain text, café 日本");
+        assert_eq!(escaped("a\"b\\c\nd\re\tf"), "a\\\"b\\\\c\\nd\\re\\tf");
+        assert_eq!(escaped("\u{1}\u{1f}\u{7f}"), "\\u0001\\u001f\u{7f}");
+        // Each special byte at each offset of an eight-byte word and its tail.
+        for special in ["\"", "\\", "\n", "\u{0}"] {
+            for at in 0..19 {
+                let s = format!("{}{special}{}", "x".repeat(at), "y".repeat(19 - at));
+                let want = format!(
+                    "{}{}{}",
+                    "x".repeat(at),
+                    match special {
+                        "\"" => "\\\"",
+                        "\\" => "\\\\",
+                        "\n" => "\\n",
+                        _ => "\\u0000",
+                    },
+                    "y".repeat(19 - at)
+                );
+                assert_eq!(escaped(&s), want, "{s:?}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn escaped_text_reads_back_as_the_same_string(s in "(?s).{0,80}") {
+            let json = format!("\"{}\"", escaped(&s));
+            let back: String = serde_json::from_str(&json).unwrap();
+            prop_assert_eq!(back, s);
         }
     }
 }
