@@ -253,16 +253,22 @@ impl BracketScan {
                     i += 1;
                     continue;
                 }
-                match super::scan::find2(b'"', b'\\', &bytes[i..]) {
-                    None => i = bytes.len(),
-                    Some(rel) => {
-                        i += rel;
-                        if bytes[i] == b'"' {
-                            self.in_str = false;
-                        } else {
-                            self.escaped = true;
-                        }
+                // The string's body: jump from escape to escape in this loop.
+                loop {
+                    let Some(rel) = super::scan::find2(b'"', b'\\', &bytes[i..]) else {
+                        return (bytes.len(), false);
+                    };
+                    i += rel;
+                    if bytes[i] == b'"' {
+                        self.in_str = false;
                         i += 1;
+                        break;
+                    }
+                    // A backslash and the byte it escapes.
+                    i += 2;
+                    if i > bytes.len() {
+                        self.escaped = true;
+                        return (bytes.len(), false);
                     }
                 }
                 continue;

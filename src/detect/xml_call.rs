@@ -286,7 +286,7 @@ fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
 pub(crate) fn escape_json_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut start = 0;
-    while let Some(i) = next_escape(bytes, start) {
+    while let Some(i) = super::scan::find_json_escape(bytes, start) {
         out.push_str(&s[start..i]);
         let b = bytes[i];
         match b {
@@ -305,38 +305,6 @@ pub(crate) fn escape_json_into(s: &str, out: &mut String) {
         start = i + 1;
     }
     out.push_str(&s[start..]);
-}
-
-/// The first byte at or after `from` that JSON strings must escape (`"`, `\`
-/// or a control character), eight bytes at a time: file contents are long
-/// runs of plain bytes.
-fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A byte of `x` is zero (or, below, less than 0x20): its high bit is set in
-    // the mask. Borrows can flag bytes above a true hit, never below one, so the
-    // lowest flagged byte is exact.
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let rest = bytes.get(from..)?;
-    let mut chunks = rest.chunks_exact(8);
-    let mut at = from;
-    for chunk in chunks.by_ref() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        let hits = zero(w ^ (ONES * u64::from(b'"')))
-            | zero(w ^ (ONES * u64::from(b'\\')))
-            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .map(|p| at + p)
 }
 
 /// Converts a finished value by its declared type; strings stay strings.
@@ -707,7 +675,11 @@ impl Entry {
                 return (end, false);
             };
             let k = i + rel;
-            let j = if k > i && bytes[k - 1] == b'\n' { k - 1 } else { k };
+            let j = if k > i && bytes[k - 1] == b'\n' {
+                k - 1
+            } else {
+                k
+            };
             self.push_value(sink, &input[i..j]);
             match self.close_here(&bytes[k..], eof, spec) {
                 None => return (j, false),
