@@ -117,6 +117,17 @@ pub struct StreamDetector {
     seen: Vec<WireFormat>,
 }
 
+/// What one run of a region's parser did.
+struct CallStep {
+    /// Input bytes the parser used.
+    used: usize,
+    status: Status,
+    /// End of stream as the parser saw it (not when the region hit its limit).
+    eof: bool,
+    format: WireFormat,
+    fence: Option<usize>,
+}
+
 /// The enabled formats indexed by their start bytes. It depends only on the
 /// dialect list, so detectors with the same list share one (building it is a
 /// dozen allocations: a noticeable share of a short stream).
@@ -226,8 +237,26 @@ impl StreamDetector {
         if self.finished || delta.is_empty() {
             return;
         }
+        let floor = out.len();
+        if self.pending.is_empty() && matches!(self.mode, Mode::Call { .. }) {
+            // Inside a call with nothing held back: the parser reads the delta
+            // itself, and only what it leaves is copied into `pending`.
+            let Some(step) = self.parse_call(delta, false, floor, out) else {
+                return;
+            };
+            self.pending_at += step.used;
+            let rest = &delta[step.used..];
+            if rest.is_empty() && step.status == Status::NeedMore {
+                return;
+            }
+            self.pending.push_str(rest);
+            if let Some(cur) = self.settle_call(0, step, floor, out) {
+                self.run_from(cur, false, floor, out);
+            }
+            return;
+        }
         self.pending.push_str(delta);
-        self.run(false, out);
+        self.run_from(0, false, floor, out);
     }
 
     /// Ends the stream: decides everything held back, gives unfinished markup
@@ -376,7 +405,12 @@ impl StreamDetector {
     /// Runs the scanner over `pending`.
     fn run(&mut self, eof: bool, out: &mut Vec<DetectEvent>) {
         let floor = out.len();
-        let mut cur = 0usize;
+        self.run_from(0, eof, floor, out);
+    }
+
+    /// Runs the scanner over `pending` from `cur`; events of this delta start
+    /// at `floor` in `out`.
+    fn run_from(&mut self, mut cur: usize, eof: bool, floor: usize, out: &mut Vec<DetectEvent>) {
         loop {
             let progress = match self.mode {
                 Mode::Text => self.scan_text(cur, eof, floor, out),
@@ -776,6 +810,22 @@ impl StreamDetector {
         floor: usize,
         out: &mut Vec<DetectEvent>,
     ) -> Option<usize> {
+        let pending = std::mem::take(&mut self.pending);
+        let step = self.parse_call(&pending[cur..], eof, floor, out);
+        self.pending = pending;
+        let step = step?;
+        self.settle_call(cur + step.used, step, floor, out)
+    }
+
+    /// Runs the region's parser over `input` (the text after the cursor) and
+    /// keeps what it used in the region.
+    fn parse_call(
+        &mut self,
+        input: &str,
+        eof: bool,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) -> Option<CallStep> {
         let Mode::Call {
             parser,
             format,
@@ -786,9 +836,9 @@ impl StreamDetector {
         };
         let (format, fence) = (*format, *fence);
         let room = self.config.max_call_bytes.saturating_sub(self.region.len());
-        let end = floor_char_boundary(&self.pending, cur.saturating_add(room));
-        let capped = end < self.pending.len();
-        let input = &self.pending[cur..end];
+        let end = floor_char_boundary(input, room);
+        let capped = end < input.len();
+        let input = &input[..end];
         let eof = eof && !capped;
         let mut sink = CallSink {
             catalog: &self.catalog,
@@ -801,7 +851,6 @@ impl StreamDetector {
         let parsed = parser.parse(input, eof, &mut sink);
         let used = parsed.used.min(input.len());
         self.region.push_str(&input[..used]);
-        let next = cur + used;
         let status = if capped && parsed.status == Status::NeedMore {
             Status::Abandon {
                 kind: DiagnosticKind::LimitExceeded,
@@ -810,6 +859,30 @@ impl StreamDetector {
         } else {
             parsed.status
         };
+        Some(CallStep {
+            used,
+            status,
+            eof,
+            format,
+            fence,
+        })
+    }
+
+    /// Acts on a parser step; `next` is the `pending` offset after the used text.
+    fn settle_call(
+        &mut self,
+        next: usize,
+        step: CallStep,
+        floor: usize,
+        out: &mut Vec<DetectEvent>,
+    ) -> Option<usize> {
+        let CallStep {
+            status,
+            eof,
+            format,
+            fence,
+            ..
+        } = step;
         match status {
             Status::NeedMore if !eof => {
                 self.keep_from(next);

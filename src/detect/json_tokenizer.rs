@@ -130,21 +130,38 @@ impl StrDecoder {
         while i < bytes.len() {
             match self.escape {
                 Escape::None => {
-                    let Some(rel) = super::scan::find2(b'"', b'\\', &bytes[i..]) else {
-                        if i < bytes.len() {
+                    // Runs of plain text and the one-byte escapes between them
+                    // are decoded in this loop; `\u` escapes and an escape cut
+                    // by the end of the input go through the states.
+                    loop {
+                        let Some(rel) = super::scan::find2(b'"', b'\\', &bytes[i..]) else {
+                            if i < bytes.len() {
+                                self.flush_high(out);
+                                out.push_str(&input[i..]);
+                            }
+                            return Ok(None);
+                        };
+                        if rel > 0 {
                             self.flush_high(out);
-                            out.push_str(&input[i..]);
+                            out.push_str(&input[i..i + rel]);
                         }
-                        return Ok(None);
-                    };
-                    if rel > 0 {
+                        i += rel;
+                        if bytes[i] == b'"' {
+                            self.flush_high(out);
+                            return Ok(Some(i + 1));
+                        }
+                        let simple = match bytes.get(i + 1) {
+                            Some(b'"') => '"',
+                            Some(b'\\') => '\\',
+                            Some(b'/') => '/',
+                            Some(b'n') => '\n',
+                            Some(b't') => '\t',
+                            Some(b'r') => '\r',
+                            _ => break,
+                        };
                         self.flush_high(out);
-                        out.push_str(&input[i..i + rel]);
-                    }
-                    i += rel;
-                    if bytes[i] == b'"' {
-                        self.flush_high(out);
-                        return Ok(Some(i + 1));
+                        out.push(simple);
+                        i += 2;
                     }
                     self.escape = Escape::Backslash;
                     i += 1;
