@@ -733,6 +733,7 @@ impl Entry {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use proptest::prelude::*;
 
