@@ -532,3 +532,84 @@ async fn the_rmcp_client_calls_lists_and_hears_progress_in_both_modes() {
         server.shutdown().await.unwrap();
     }
 }
+
+/// Calls `work` with a progress callback through the Python SDK and prints the
+/// text and the progress it heard as one JSON line.
+const PY_PROGRESS: &str = r#"
+import json, sys
+import anyio
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+async def main(url):
+    progress = []
+    async def on_progress(value, total, message):
+        progress.append([value, total, message])
+    async with streamable_http_client(url) as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            result = await session.call_tool("work", {}, progress_callback=on_progress)
+            await anyio.sleep(0.2)
+            text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+            print(json.dumps({"text": text, "progress": progress}))
+
+anyio.run(main, sys.argv[1])
+"#;
+
+async fn run_python(args: Vec<String>) -> (bool, String, String) {
+    let python = crate::support::ext::python_with_mcp();
+    let output = tokio::time::timeout(
+        LIMIT,
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(python)
+                .args(args)
+                .output()
+                .unwrap()
+        }),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_calls_through_the_direct_path_in_both_modes() {
+    let hub = hub(Arc::new(Notify::new()));
+    let pyclient = crate::support::shared_dir().join("conformance/pyclient.py");
+    for json_response in [true, false] {
+        let server = ours(&hub, json_response).await;
+        let (ok, stdout, stderr) = run_python(vec![
+            pyclient.display().to_string(),
+            "--url".into(),
+            server.url(),
+            "--expect-tool".into(),
+            "echo".into(),
+            "--call".into(),
+            "echo".into(),
+            "--args".into(),
+            r#"{"text":"from python"}"#.into(),
+            "--expect-text".into(),
+            "from python".into(),
+        ])
+        .await;
+        assert!(ok, "pyclient failed: {stdout}\n{stderr}");
+        assert!(stdout.contains("pyclient: OK"), "{stdout}");
+
+        let (ok, stdout, stderr) =
+            run_python(vec!["-c".into(), PY_PROGRESS.into(), server.url()]).await;
+        assert!(ok, "python client failed: {stderr}\n{stdout}");
+        let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+        assert_eq!(report["text"], "done");
+        assert_eq!(
+            report["progress"],
+            json!([[1.0, 2.0, "half"], [2.0, 2.0, null]]),
+            "json_response = {json_response}"
+        );
+        server.shutdown().await.unwrap();
+    }
+}
