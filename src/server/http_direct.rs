@@ -596,6 +596,7 @@ impl Transport<RoleServer> for IdleTransport {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
