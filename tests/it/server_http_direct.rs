@@ -613,3 +613,30 @@ async fn the_python_sdk_calls_through_the_direct_path_in_both_modes() {
         server.shutdown().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn the_bearer_token_guards_the_direct_path_too() {
+    let hub = hub(Arc::new(Notify::new()));
+    let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
+        .with_sessions(false)
+        .with_json_response(true)
+        .with_bearer_token("s3cret");
+    let server = serve_http(hub, ServerOptions::default(), options)
+        .await
+        .unwrap();
+    tokio::time::timeout(LIMIT, async {
+        let call = Post::call("echo", json!({ "text": "hi" }));
+        let refused = send(&server.url(), &call).await;
+        assert_eq!(refused.status, 401, "{refused:?}");
+        let wrong = send(&server.url(), &call.header("authorization", "Bearer nope")).await;
+        assert_eq!(wrong.status, 401, "{wrong:?}");
+        let call =
+            Post::call("echo", json!({ "text": "hi" })).header("authorization", "Bearer s3cret");
+        let served = send(&server.url(), &call).await;
+        assert_eq!(served.status, 200, "{served:?}");
+        assert_eq!(result_text(&served.messages[0]), "hi");
+    })
+    .await
+    .unwrap();
+    server.shutdown().await.unwrap();
+}
