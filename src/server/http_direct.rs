@@ -303,7 +303,7 @@ impl DirectCalls {
         &self,
         first: Vec<u8>,
         call: CallFuture,
-        pending: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+        pending: mpsc::UnboundedReceiver<Box<ServerJsonRpcMessage>>,
         request_ct: CancellationToken,
     ) -> Response {
         let (body, chunks) = mpsc::channel(STREAM_CHANNEL_CAPACITY);
@@ -340,7 +340,7 @@ impl DirectCalls {
 /// server that stops) cancels the call.
 async fn drive(
     mut call: CallFuture,
-    mut pending: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    mut pending: mpsc::UnboundedReceiver<Box<ServerJsonRpcMessage>>,
     body: mpsc::Sender<Bytes>,
     request_ct: CancellationToken,
     shutdown: CancellationToken,

@@ -66,17 +66,21 @@ fn level_rank(level: LoggingLevel) -> u8 {
 /// messages its response writes before the result. Put in the request's
 /// extensions, it replaces rmcp's peer for that call's progress and log
 /// notifications (see `http_direct`).
+///
+/// Messages are boxed: the channel allocates its first block of 32 slots up
+/// front, and most calls send nothing, so the block holds pointers rather
+/// than 32 whole messages.
 #[derive(Debug, Clone)]
-pub(crate) struct NotificationSink(mpsc::UnboundedSender<ServerJsonRpcMessage>);
+pub(crate) struct NotificationSink(mpsc::UnboundedSender<Box<ServerJsonRpcMessage>>);
 
 impl NotificationSink {
-    pub(crate) fn new(sender: mpsc::UnboundedSender<ServerJsonRpcMessage>) -> Self {
+    pub(crate) fn new(sender: mpsc::UnboundedSender<Box<ServerJsonRpcMessage>>) -> Self {
         Self(sender)
     }
 
     fn send(&self, notification: ServerNotification) -> bool {
         self.0
-            .send(ServerJsonRpcMessage::notification(notification))
+            .send(Box::new(ServerJsonRpcMessage::notification(notification)))
             .is_ok()
     }
 }
