@@ -7,8 +7,9 @@
 //! another task to write it behind a lock. Here one reader task frames lines
 //! (memchr), and for a `tools/call` in a session that did the `initialize`
 //! handshake it calls the server's rmcp `Service::handle_request` itself (so
-//! rmcp's protocol checks and result shaping still apply) in a task of its own,
-//! and queues the encoded reply. Every other line (the handshake, lists,
+//! rmcp's protocol checks and result shaping still apply), polling it once in
+//! the reader when it is the only call in flight and in a task of its own
+//! otherwise (or when it has to wait), and queues the encoded reply. Every other line (the handshake, lists,
 //! notifications, replies to server-to-client requests, anything unparsable, and
 //! any request that names its own protocol version) goes, byte for byte, to an
 //! rmcp service running on [`RelayTransport`], which parses it with rmcp's own
