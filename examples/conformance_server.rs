@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! cargo run --example conformance_server -- --http 127.0.0.1:3001
+//! cargo run --example conformance_server -- --http 127.0.0.1:3001 --stateless --json
 //! ../shared/conformance/run.sh --cmd "target/debug/examples/conformance_server --http 127.0.0.1:{port}"
 //! ```
 // rmcp 3.x marks sampling and logging deprecated (SEP-2577); the 2025-11-25
@@ -33,7 +34,7 @@ const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let addr = parse_args()?;
+    let http = parse_args()?;
     let hub = Hub::new();
     register_tools(&hub)?;
     register_mrtr_tools(&hub)?;
@@ -42,7 +43,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     register_prompts(&hub)?;
     let options =
         ServerOptions::default().with_identity("toolrouter-conformance", env!("CARGO_PKG_VERSION"));
-    let server = toolrouter::serve_http(hub, options, HttpOptions::new(addr)).await?;
+    let server = toolrouter::serve_http(hub, options, http).await?;
     eprintln!("conformance_server: serving MCP at {}", server.url());
     let stop = server.shutdown_token();
     tokio::select! {
@@ -53,14 +54,27 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn parse_args() -> Result<SocketAddr, String> {
+/// `--http ADDR`, then optionally `--stateless` (no sessions: stateless
+/// `tools/call` takes the transport's direct path) and `--json` (JSON replies
+/// where the transport allows them).
+fn parse_args() -> Result<HttpOptions, String> {
+    const USAGE: &str = "usage: conformance_server --http 127.0.0.1:PORT [--stateless] [--json]";
     let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (Some("--http"), Some(addr)) => {
-            addr.parse().map_err(|e| format!("bad address {addr}: {e}"))
-        }
-        _ => Err("usage: conformance_server --http 127.0.0.1:PORT".to_owned()),
+    let addr: SocketAddr = match (args.next().as_deref(), args.next()) {
+        (Some("--http"), Some(addr)) => addr
+            .parse()
+            .map_err(|e| format!("bad address {addr}: {e}"))?,
+        _ => return Err(USAGE.to_owned()),
+    };
+    let mut options = HttpOptions::new(addr);
+    for flag in args {
+        options = match flag.as_str() {
+            "--stateless" => options.with_sessions(false),
+            "--json" => options.with_json_response(true),
+            _ => return Err(USAGE.to_owned()),
+        };
     }
+    Ok(options)
 }
 
 fn schema(value: Value) -> JsonObject {

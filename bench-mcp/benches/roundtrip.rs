@@ -4,6 +4,10 @@
 //! measured in the same run with the same rmcp client.
 //!
 //! `CARGO_TARGET_DIR=/work/target-exec cargo bench -- --warm-up-time 1 --measurement-time 3`
+//!
+//! The stateless rows: `http_json_stateless` (JSON replies) and
+//! `http_sse_stateless` (SSE replies) for both servers; rmcp's stateless JSON
+//! mode is the baseline of issue 7's HTTP target.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
@@ -163,8 +167,16 @@ fn bench(c: &mut Criterion) {
         std::mem::forget(server);
         http_client(url).await
     });
+    let ours_sse_stateless = rt.block_on(async {
+        let options = HttpOptions::new("127.0.0.1:0".parse().unwrap()).with_sessions(false);
+        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), options).await.unwrap();
+        let url = server.url();
+        std::mem::forget(server);
+        http_client(url).await
+    });
     let rmcp_sse = rt.block_on(async { http_client(rmcp_http(false, true).await).await });
     let rmcp_json = rt.block_on(async { http_client(rmcp_http(true, false).await).await });
+    let rmcp_sse_stateless = rt.block_on(async { http_client(rmcp_http(false, false).await).await });
 
     for in_flight in [1usize, 16] {
         for (name, client) in [
@@ -174,6 +186,8 @@ fn bench(c: &mut Criterion) {
             ("http_sse_session/rmcp_echo", &rmcp_sse),
             ("http_json_stateless/toolrouter", &ours_json),
             ("http_json_stateless/rmcp_echo", &rmcp_json),
+            ("http_sse_stateless/toolrouter", &ours_sse_stateless),
+            ("http_sse_stateless/rmcp_echo", &rmcp_sse_stateless),
         ] {
             group.bench_function(format!("{name}/{in_flight}"), |b| {
                 b.iter_custom(|iters| rt.block_on(drive(client, iters, in_flight)))

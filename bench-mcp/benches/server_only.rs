@@ -3,6 +3,13 @@
 //! measured is spent in the server under test, toolrouter's or a plain rmcp one.
 //! Compare with `roundtrip`, where rmcp's own client costs about as much again.
 //!
+//! The `http_*` rows do the same over Streamable HTTP in stateless mode: a raw
+//! HTTP/1.1 client writes a pre-encoded `tools/call` POST and reads the reply
+//! (JSON with a `Content-Length`, or a chunked or sized SSE body), either on one
+//! kept-alive connection per in-flight slot (`keepalive`) or on a new
+//! connection per call (`connect`, what rmcp's own client does: its default
+//! reqwest client keeps no idle connections).
+//!
 //! `cargo bench --bench server_only -- --warm-up-time 1 --measurement-time 3`
 #![allow(clippy::unwrap_used)]
 
@@ -18,8 +25,13 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServiceExt as _};
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf, WriteHalf};
-use toolrouter::{Hub, JsonObject, ServerOptions};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::io::{
+    AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf, WriteHalf,
+};
+use tokio::net::TcpStream;
+use toolrouter::{HttpOptions, Hub, JsonObject, ServerOptions};
 
 fn schema() -> Arc<JsonObject> {
     let serde_json::Value::Object(map) = json!({
@@ -147,6 +159,97 @@ async fn raw_client_ours(hub: Hub) -> RawClient {
     RawClient::connect(client_io).await
 }
 
+/// A stateless HTTP endpoint and the pre-encoded request a call sends to it.
+#[derive(Clone)]
+struct HttpTarget {
+    addr: std::net::SocketAddr,
+    request: Arc<Vec<u8>>,
+}
+
+impl HttpTarget {
+    fn new(addr: std::net::SocketAddr) -> Self {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#;
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        Self { addr, request: Arc::new(request.into_bytes()) }
+    }
+
+    async fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(self.addr).await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        stream
+    }
+
+    /// One call on `stream`; `buf` is scratch space.
+    async fn call(&self, stream: &mut TcpStream, buf: &mut Vec<u8>) {
+        stream.write_all(&self.request).await.unwrap();
+        buf.clear();
+        loop {
+            let mut chunk = [0u8; 4096];
+            let n = stream.read(&mut chunk).await.unwrap();
+            assert!(n > 0, "connection closed mid-reply: {}", String::from_utf8_lossy(buf));
+            buf.extend_from_slice(&chunk[..n]);
+            if reply_complete(buf) {
+                break;
+            }
+        }
+        assert!(memchr::memmem::find(buf, b"\"hello\"").is_some(), "{}", String::from_utf8_lossy(buf));
+    }
+
+    async fn drive(&self, iters: u64, in_flight: usize, keepalive: bool) -> Duration {
+        let started = Instant::now();
+        let per_slot = (iters as usize).div_ceil(in_flight);
+        let slots = (0..in_flight).map(|_| async move {
+            let mut buf = Vec::with_capacity(4096);
+            let mut stream = if keepalive { Some(self.connect().await) } else { None };
+            for _ in 0..per_slot {
+                match &mut stream {
+                    Some(stream) => self.call(stream, &mut buf).await,
+                    None => self.call(&mut self.connect().await, &mut buf).await,
+                }
+            }
+        });
+        futures::future::join_all(slots).await;
+        started.elapsed().mul_f64(iters as f64 / (per_slot * in_flight) as f64)
+    }
+}
+
+/// Whether `buf` holds a whole HTTP/1.1 reply (sized or chunked).
+fn reply_complete(buf: &[u8]) -> bool {
+    let Some(head_end) = memchr::memmem::find(buf, b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    if let Some(length) = head.lines().find_map(|l| l.strip_prefix("content-length:")) {
+        return buf.len() >= head_end + 4 + length.trim().parse::<usize>().unwrap();
+    }
+    buf.ends_with(b"\r\n0\r\n\r\n")
+}
+
+async fn http_ours(hub: Hub, json_response: bool) -> HttpTarget {
+    let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
+        .with_sessions(false)
+        .with_json_response(json_response);
+    let server = toolrouter::serve_http(hub, ServerOptions::default(), options).await.unwrap();
+    let target = HttpTarget::new(server.local_addr());
+    std::mem::forget(server);
+    target
+}
+
+async fn http_rmcp(json_response: bool) -> HttpTarget {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(json_response);
+    let service = StreamableHttpService::new(|| Ok(RmcpEcho), Arc::new(LocalSessionManager::default()), config);
+    let router = axum::Router::new().route_service("/mcp", service);
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    HttpTarget::new(addr)
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let mut group = c.benchmark_group("server_only");
@@ -159,6 +262,24 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("stdio_pipe/rmcp_echo/{in_flight}"), |b| {
             b.iter_custom(|iters| rt.block_on(rmcp.drive(iters, in_flight)))
         });
+    }
+    let targets = rt.block_on(async {
+        [
+            ("http_json_stateless/toolrouter", http_ours(hub(), true).await),
+            ("http_json_stateless/rmcp_echo", http_rmcp(true).await),
+            ("http_sse_stateless/toolrouter", http_ours(hub(), false).await),
+            ("http_sse_stateless/rmcp_echo", http_rmcp(false).await),
+        ]
+    });
+    for keepalive in [true, false] {
+        let mode = if keepalive { "keepalive" } else { "connect" };
+        for in_flight in [1usize, 16] {
+            for (name, target) in &targets {
+                group.bench_function(format!("{name}/{mode}/{in_flight}"), |b| {
+                    b.iter_custom(|iters| rt.block_on(target.drive(iters, in_flight, keepalive)))
+                });
+            }
+        }
     }
     group.finish();
 }

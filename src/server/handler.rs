@@ -24,7 +24,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, SubscriptionContext};
 use tokio::task::JoinHandle;
 
-use super::peer::{LogThreshold, RmcpClientPeer};
+use super::peer::{LogThreshold, NotificationSink, RmcpClientPeer};
 use super::prompts::{PromptError, PromptRequest};
 use super::resources::{ResourceChange, ResourceError};
 use super::state::StateSigner;
@@ -331,7 +331,8 @@ impl ServerHandler for McpServer {
             context.meta.get_progress_token(),
             log_threshold,
             context.client_capabilities(),
-        );
+        )
+        .with_sink(context.extensions.get::<NotificationSink>().cloned());
         let ctx = ToolContext::new(context.id.to_string(), name.clone())
             .with_cancellation(context.ct.clone())
             .with_peer(Arc::new(peer))

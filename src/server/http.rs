@@ -1,6 +1,8 @@
 //! Streamable HTTP transport: rmcp's `StreamableHttpService` on axum, endpoint
 //! `/mcp`, loopback by default, DNS-rebinding protection (`Host` and `Origin`
 //! checks), an optional bearer token, and `TCP_NODELAY` on every accepted socket.
+//! In stateless mode a plain `tools/call` takes the direct path of
+//! [`http_direct`](super::http_direct) in front of rmcp's service.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::ServeError;
 use super::handler::{McpServer, ServerOptions, Shared};
+use super::http_direct::{DirectCalls, DirectHttp};
 use crate::hub::Hub;
 
 /// The MCP endpoint path.
@@ -172,14 +175,25 @@ pub async fn serve_http(
         config = config.disable_allowed_hosts();
     }
     let shared = Shared::new(server);
+    // In stateless mode a plain `tools/call` is answered by the direct path,
+    // with the same server and the same configuration as rmcp's service.
+    let direct = (!options.sessions)
+        .then(|| DirectCalls::new(McpServer::with_shared(hub.clone(), shared.clone()), &config));
     let service = StreamableHttpService::new(
         move || Ok(McpServer::with_shared(hub.clone(), shared.clone())),
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let mut router = axum::Router::new()
-        .route_service(MCP_PATH, service)
-        .layer(axum::middleware::from_fn(delete_answers_no_content));
+    // Without sessions rmcp answers `DELETE` with 405, so the session-DELETE
+    // fix-up applies only with them.
+    let mut router = match direct {
+        Some(direct) => {
+            axum::Router::new().route_service(MCP_PATH, DirectHttp::new(service, direct))
+        }
+        None => axum::Router::new()
+            .route_service(MCP_PATH, service)
+            .layer(axum::middleware::from_fn(delete_answers_no_content)),
+    };
     if let Some(token) = options.bearer_token.clone() {
         let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
         router = router.layer(axum::middleware::from_fn(

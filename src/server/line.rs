@@ -7,8 +7,9 @@
 //! another task to write it behind a lock. Here one reader task frames lines
 //! (memchr), and for a `tools/call` in a session that did the `initialize`
 //! handshake it calls the server's rmcp `Service::handle_request` itself (so
-//! rmcp's protocol checks and result shaping still apply) in a task of its own,
-//! and queues the encoded reply. Every other line (the handshake, lists,
+//! rmcp's protocol checks and result shaping still apply), polling it once in
+//! the reader when it is the only call in flight and in a task of its own
+//! otherwise (or when it has to wait), and queues the encoded reply. Every other line (the handshake, lists,
 //! notifications, replies to server-to-client requests, anything unparsable, and
 //! any request that names its own protocol version) goes, byte for byte, to an
 //! rmcp service running on [`RelayTransport`], which parses it with rmcp's own
@@ -155,16 +156,20 @@ impl Front {
         let mut discarding = false;
         let mut calls = JoinSet::new();
         'read: loop {
-            while let Some(pos) = memchr::memchr(b'\n', &buf[scanned..]) {
-                let end = scanned + pos + 1;
-                scanned = 0;
+            let mut next = memchr::memchr(b'\n', &buf[scanned..]).map(|pos| scanned + pos);
+            while let Some(pos) = next {
+                let end = pos + 1;
                 if discarding {
                     buf.advance(end);
                     discarding = false;
+                    next = memchr::memchr(b'\n', &buf);
                     continue;
                 }
                 let line = buf.split_to(end);
-                if !self.dispatch(&line, &mut relay, &mut calls).await {
+                next = memchr::memchr(b'\n', &buf);
+                // A call with nothing else to read or run may run right here.
+                let alone = next.is_none() && calls.is_empty();
+                if !self.dispatch(&line, alone, &mut relay, &mut calls).await {
                     break 'read;
                 }
             }
@@ -191,7 +196,7 @@ impl Front {
                     if !discarding && !buf.is_empty() {
                         let mut line = buf.split();
                         line.extend_from_slice(b"\n");
-                        let _ = self.dispatch(&line, &mut relay, &mut calls).await;
+                        let _ = self.dispatch(&line, false, &mut relay, &mut calls).await;
                     }
                     break;
                 }
@@ -220,6 +225,7 @@ impl Front {
     async fn dispatch(
         &self,
         line: &[u8],
+        alone: bool,
         relay: &mut DuplexStream,
         calls: &mut JoinSet<()>,
     ) -> bool {
@@ -229,7 +235,7 @@ impl Front {
             let body = body.strip_prefix(UTF8_BOM).unwrap_or(body);
             match serde_json::from_slice::<ClientJsonRpcMessage>(body) {
                 Ok(ClientJsonRpcMessage::Request(request)) if direct_path(peer, &request) => {
-                    self.call(peer, request, calls);
+                    self.call(peer, request, alone, calls);
                     return true;
                 }
                 Ok(ClientJsonRpcMessage::Notification(notification)) => {
@@ -261,6 +267,7 @@ impl Front {
         &self,
         peer: &Peer<RoleServer>,
         request: JsonRpcRequest<ClientRequest>,
+        alone: bool,
         calls: &mut JoinSet<()>,
     ) {
         let JsonRpcRequest {
@@ -278,7 +285,7 @@ impl Front {
         let server = self.server.clone();
         let in_flight = self.in_flight.clone();
         let out = self.out.clone();
-        calls.spawn(async move {
+        let mut call = Box::pin(async move {
             let reply = match server.handle_request(request, context).await {
                 Ok(result) => ServerJsonRpcMessage::response(result, id.clone()),
                 Err(error) => ServerJsonRpcMessage::error(error, Some(id.clone())),
@@ -300,6 +307,15 @@ impl Front {
                 Err(e) => tracing::error!(error = %e, %id, "could not encode a reply"),
             }
         });
+        // With one call in flight, run it here first: most finish without
+        // waiting, which saves a task and a wake-up. One that waits continues
+        // in a task of its own (its first poll used a no-op waker; the task's
+        // first poll registers the real one). With more lines or calls
+        // pending, calls start in their own tasks so they run side by side.
+        if alone && futures::FutureExt::now_or_never(&mut call).is_some() {
+            return;
+        }
+        calls.spawn(call);
     }
 }
 

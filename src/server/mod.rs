@@ -5,6 +5,7 @@
 mod error;
 mod handler;
 mod http;
+mod http_direct;
 mod line;
 mod peer;
 mod prompts;

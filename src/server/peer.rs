@@ -1,5 +1,6 @@
 //! `RmcpClientPeer`: the [`ClientPeer`] a handler sees when its call came from an
-//! MCP client, over rmcp's `Peer<RoleServer>`.
+//! MCP client, over rmcp's `Peer<RoleServer>` (or, for a call the HTTP transport
+//! answers itself, over that request's own response stream).
 #![allow(deprecated)]
 
 use std::sync::Arc;
@@ -8,10 +9,12 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use async_trait::async_trait;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ProgressToken,
+    ElicitResult, LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ServerJsonRpcMessage,
+    ServerNotification,
 };
 use rmcp::service::{Peer, RoleServer};
+use tokio::sync::mpsc;
 
 use crate::context::ClientPeer;
 use crate::registry::ToolError;
@@ -59,9 +62,35 @@ fn level_rank(level: LoggingLevel) -> u8 {
     }
 }
 
+/// Where the notifications of a call the HTTP transport answers itself go: the
+/// messages its response writes before the result. Put in the request's
+/// extensions, it replaces rmcp's peer for that call's progress and log
+/// notifications (see `http_direct`).
+///
+/// Messages are boxed: the channel allocates its first block of 32 slots up
+/// front, and most calls send nothing, so the block holds pointers rather
+/// than 32 whole messages.
+#[derive(Debug, Clone)]
+pub(crate) struct NotificationSink(mpsc::UnboundedSender<Box<ServerJsonRpcMessage>>);
+
+impl NotificationSink {
+    pub(crate) fn new(sender: mpsc::UnboundedSender<Box<ServerJsonRpcMessage>>) -> Self {
+        Self(sender)
+    }
+
+    fn send(&self, notification: ServerNotification) -> bool {
+        self.0
+            .send(Box::new(ServerJsonRpcMessage::notification(notification)))
+            .is_ok()
+    }
+}
+
 /// One call's view of the connected client.
 pub(crate) struct RmcpClientPeer {
     peer: Peer<RoleServer>,
+    /// Set when the call's notifications go to its own response stream
+    /// rather than through `peer`.
+    sink: Option<NotificationSink>,
     progress_token: Option<ProgressToken>,
     threshold: Arc<LogThreshold>,
     capabilities: Option<ClientCapabilities>,
@@ -76,10 +105,28 @@ impl RmcpClientPeer {
     ) -> Self {
         Self {
             peer,
+            sink: None,
             progress_token,
             threshold,
             capabilities,
         }
+    }
+
+    /// Sends this call's notifications to `sink` instead of through the peer.
+    pub(crate) fn with_sink(mut self, sink: Option<NotificationSink>) -> Self {
+        self.sink = sink;
+        self
+    }
+
+    /// Server-to-client requests need rmcp's peer: a call answered on the
+    /// direct HTTP path has none that can carry them (the transport routes
+    /// such calls to rmcp when the client declares sampling or elicitation).
+    fn outbound_unavailable(&self, what: &str) -> Option<ToolError> {
+        self.sink.as_ref().map(|_| {
+            ToolError::new(format!(
+                "{what} is unavailable: this stateless HTTP request cannot carry a server-to-client request"
+            ))
+        })
     }
 }
 
@@ -97,7 +144,13 @@ impl ClientPeer for RmcpClientPeer {
         if let Some(message) = message {
             params = params.with_message(message);
         }
-        if let Err(e) = self.peer.notify_progress(params).await {
+        if let Some(sink) = &self.sink {
+            if !sink.send(ServerNotification::ProgressNotification(
+                ProgressNotification::new(params),
+            )) {
+                tracing::debug!("progress notification not delivered: the response is gone");
+            }
+        } else if let Err(e) = self.peer.notify_progress(params).await {
             tracing::debug!(error = %e, "progress notification not delivered");
         }
     }
@@ -108,7 +161,13 @@ impl ClientPeer for RmcpClientPeer {
         }
         let mut params = LoggingMessageNotificationParam::new(level, data);
         params.logger = logger;
-        if let Err(e) = self.peer.notify_logging_message(params).await {
+        if let Some(sink) = &self.sink {
+            if !sink.send(ServerNotification::LoggingMessageNotification(
+                LoggingMessageNotification::new(params),
+            )) {
+                tracing::debug!("log notification not delivered: the response is gone");
+            }
+        } else if let Err(e) = self.peer.notify_logging_message(params).await {
             tracing::debug!(error = %e, "log notification not delivered");
         }
     }
@@ -126,6 +185,9 @@ impl ClientPeer for RmcpClientPeer {
                 "the client does not support sampling (no `sampling` capability)",
             ));
         }
+        if let Some(e) = self.outbound_unavailable("sampling") {
+            return Err(e);
+        }
         self.peer
             .create_message(params)
             .await
@@ -141,6 +203,9 @@ impl ClientPeer for RmcpClientPeer {
             return Err(ToolError::new(
                 "the client does not support elicitation (no `elicitation` capability)",
             ));
+        }
+        if let Some(e) = self.outbound_unavailable("elicitation") {
+            return Err(e);
         }
         self.peer
             .create_elicitation(params)

@@ -13,6 +13,7 @@ mod registry;
 mod route;
 mod server_cli;
 mod server_http;
+mod server_http_direct;
 mod server_python;
 mod server_stdio;
 mod support;
