@@ -241,15 +241,21 @@ impl StreamDetector {
         if self.pending.is_empty() && matches!(self.mode, Mode::Call { .. }) {
             // Inside a call with nothing held back: the parser reads the delta
             // itself, and only what it leaves is copied into `pending`.
-            let Some(step) = self.parse_call(delta, false, floor, out) else {
+            let step = self.parse_call(delta, false, floor, out);
+            // Look at the step in place: copying it whole right after the
+            // parser wrote it field by field stalls (store forwarding).
+            let Some(used) = step.as_ref().map(|s| s.used) else {
                 return;
             };
-            self.pending_at += step.used;
-            let rest = &delta[step.used..];
-            if rest.is_empty() && step.status == Status::NeedMore {
+            self.pending_at += used;
+            let rest = &delta[used..];
+            if rest.is_empty() && step.as_ref().is_some_and(|s| s.status == Status::NeedMore) {
                 return;
             }
             self.pending.push_str(rest);
+            let Some(step) = step else {
+                return;
+            };
             if let Some(cur) = self.settle_call(0, step, floor, out) {
                 self.run_from(cur, false, floor, out);
             }
