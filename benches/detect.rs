@@ -101,6 +101,15 @@ const FORMATS: &[&str] = &[
     "anthropic_invoke",
 ];
 
+/// With `DETECT_BENCH_PIECES` set, prints each workload's number of deltas
+/// (pieces are cut at character boundaries, so there can be fewer than
+/// bytes / n): the ns-per-delta column of docs/performance.md divides by it.
+fn report_pieces(id: &str, pieces: usize) {
+    if std::env::var_os("DETECT_BENCH_PIECES").is_some() {
+        eprintln!("pieces {id} {pieces}");
+    }
+}
+
 fn per_format(c: &mut Criterion) {
     let catalog = catalog();
     let config = DetectConfig::default();
@@ -124,6 +133,7 @@ fn per_format(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(text.len() as u64));
             for n in [1usize, 4, 64, 4096] {
                 let pieces = deltas(&text, n);
+                report_pieces(&format!("{format}/{label}/delta/{n}"), pieces.len());
                 group.bench_with_input(BenchmarkId::new("delta", n), &pieces, |b, pieces| {
                     b.iter(|| run(&catalog, &config, black_box(pieces)))
                 });
@@ -160,6 +170,10 @@ fn dialects(c: &mut Criterion) {
         let mut cases = Vec::new();
         for n in [4usize, 64] {
             let pieces = deltas(&text, n);
+            report_pieces(
+                &format!("dialects/{}/16K/delta/{n}", dialect.name),
+                pieces.len(),
+            );
             match check(&catalog, &config, &pieces, &expected) {
                 Ok(()) => cases.push((n, pieces)),
                 Err(why) => eprintln!(
@@ -221,6 +235,7 @@ fn mixed(c: &mut Criterion) {
     group.sample_size(10);
     for n in [4usize, 64, 4096] {
         let pieces = deltas(&text, n);
+        report_pieces(&format!("mixed/1M/delta/{n}"), pieces.len());
         group.bench_with_input(BenchmarkId::new("delta", n), &pieces, |b, pieces| {
             b.iter(|| run(&catalog, &config, black_box(pieces)))
         });
