@@ -48,10 +48,12 @@ pub fn new_call_id() -> String {
     // all random: the version and variant bits sit above them); 62^6 < 2^36, so
     // the symbols are as good as uniform.
     for _ in 0..4 {
-        let mut bits = uuid::Uuid::new_v4().as_u128() & ((1u128 << 62) - 1);
+        // The low half's top two bits are the variant; u64 arithmetic (not u128,
+        // which is a library call per division).
+        let mut bits = uuid::Uuid::new_v4().as_u64_pair().1 & ((1u64 << 62) - 1);
         for _ in 0..6 {
-            let idx = (bits % ALPHABET.len() as u128) as usize;
-            bits /= ALPHABET.len() as u128;
+            let idx = (bits % ALPHABET.len() as u64) as usize;
+            bits /= ALPHABET.len() as u64;
             out.push(char::from(ALPHABET[idx]));
         }
     }

@@ -265,26 +265,14 @@ impl BracketScan {
     pub(crate) fn scan(&mut self, bytes: &[u8], mut i: usize) -> (usize, bool) {
         while i < bytes.len() {
             if self.in_str {
-                if self.escaped {
-                    self.escaped = false;
-                    i += 1;
-                    continue;
-                }
-                // The string's body: jump from escape to escape in this loop.
-                loop {
-                    let Some(rel) = super::scan::find2(b'"', b'\\', &bytes[i..]) else {
-                        return (bytes.len(), false);
-                    };
-                    i += rel;
-                    if bytes[i] == b'"' {
+                match super::scan::skip_json_string(bytes, i, self.escaped) {
+                    Ok(next) => {
                         self.in_str = false;
-                        i += 1;
-                        break;
+                        self.escaped = false;
+                        i = next;
                     }
-                    // A backslash and the byte it escapes.
-                    i += 2;
-                    if i > bytes.len() {
-                        self.escaped = true;
+                    Err(escaped) => {
+                        self.escaped = escaped;
                         return (bytes.len(), false);
                     }
                 }
