@@ -23,6 +23,8 @@ pub mod registry;
 pub mod router;
 pub mod server;
 
+/// The string type of event text and argument fragments (`compact_str`).
+pub use compact_str::CompactString;
 pub use crate::core::{
     DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ParamType, ToolCall, ToolCatalog,
     ToolShape, WireFormat, new_call_id,
