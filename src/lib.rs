@@ -23,13 +23,13 @@ pub mod registry;
 pub mod router;
 pub mod server;
 
-/// The string type of event text and argument fragments (`compact_str`).
-pub use compact_str::CompactString;
 pub use crate::core::{
     DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ParamType, ToolCall, ToolCatalog,
     ToolShape, WireFormat, new_call_id,
 };
 pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_builtins};
+/// The string type of event text and argument fragments (`compact_str`).
+pub use compact_str::CompactString;
 pub use context::{ClientPeer, Elicitation, ToolContext};
 pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
 pub use detect::{DetectConfig, StreamDetector, detect_all};

@@ -26,7 +26,7 @@ pub fn functions(tools: &[Tool]) -> Value {
 }
 
 /// The `tools` array in strict mode: each function gets `"strict": true` and
-/// its schema rewritten by [`strict_schema`](super::strict_schema); a tool
+/// its schema rewritten by [`strict_schema`]; a tool
 /// strict mode cannot express keeps its plain schema and `"strict": false`.
 pub fn strict_tools(tools: &[Tool]) -> Declarations {
     let mut notes = Vec::new();
