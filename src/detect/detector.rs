@@ -8,6 +8,7 @@
 //! Only undecided look-ahead is kept between deltas, so each byte is examined a
 //! bounded number of times.
 
+use crate::detect::scan::leading_ws;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -510,10 +511,7 @@ impl StreamDetector {
         if self.boundary {
             // Whitespace after a call (or the stream start) is held until we know
             // whether a call or real text follows.
-            let ws = bytes[cur + self.held_ws..]
-                .iter()
-                .take_while(|b| b.is_ascii_whitespace())
-                .count();
+            let ws = leading_ws(&bytes[cur + self.held_ws..]);
             self.held_ws += ws;
             let first = cur + self.held_ws;
             let len = bytes.len();
@@ -739,10 +737,7 @@ impl StreamDetector {
             return None;
         };
         let body = ticks + nl + 1;
-        let ws = window[body..]
-            .iter()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
+        let ws = leading_ws(&window[body..]);
         let first = body + ws;
         if first == window.len() {
             if eof || capped {
@@ -941,10 +936,7 @@ impl StreamDetector {
 
     /// Offset of the marker in the region (after held separator whitespace).
     fn region_marker_offset(&self, region: &str) -> usize {
-        region
-            .bytes()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count()
+        leading_ws(region.as_bytes())
     }
 
     /// The region ended as parsed.

@@ -3,6 +3,7 @@
 //! envelope means is up to an [`EnvelopeHandler`], one per dialect.
 
 use crate::core::{DiagnosticKind, JsonObject};
+use crate::detect::scan::leading_ws;
 
 use super::format::{CallParser, Parsed};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus, ValueKind};
@@ -126,10 +127,7 @@ impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
                     let Some(suffix) = self.suffix else {
                         return Parsed::done(i);
                     };
-                    let j = i + bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                    let j = i + leading_ws(&bytes[i..]);
                     if j == bytes.len() {
                         return if eof {
                             Parsed::done(i)
@@ -231,10 +229,7 @@ pub(crate) fn first_key(input: &str) -> FirstKey<'_> {
     if bytes.first() != Some(&b'{') {
         return FirstKey::NotAnObject;
     }
-    let ws = bytes[1..]
-        .iter()
-        .take_while(|b| b.is_ascii_whitespace())
-        .count();
+    let ws = leading_ws(&bytes[1..]);
     let q = 1 + ws;
     match bytes.get(q) {
         None => return FirstKey::NeedMore,

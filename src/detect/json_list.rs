@@ -16,6 +16,7 @@
 //! is (docs/dialects-research.md, open question 2).
 
 use crate::core::{DiagnosticKind, WireFormat};
+use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed, Probe, ProbeContext};
@@ -216,10 +217,6 @@ impl CallParser for ListParser {
             }
         }
     }
-}
-
-fn leading_ws(bytes: &[u8]) -> usize {
-    bytes.iter().take_while(|b| b.is_ascii_whitespace()).count()
 }
 
 /// Which key of a call object the tokenizer is in.

@@ -10,6 +10,7 @@
 //! as text on its own; the other elements stay calls.
 
 use crate::core::{DiagnosticKind, JsonObject, ToolCall, WireFormat};
+use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed, Tail, optional_close};
@@ -148,10 +149,7 @@ impl CallParser for PyListParser {
                     };
                 }
                 LState::ListOpen => {
-                    i += bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                    i += leading_ws(&bytes[i..]);
                     match bytes.get(i) {
                         None => return Parsed::need_more(i),
                         Some(b'[') => {
@@ -311,10 +309,7 @@ impl CallParser for PyListParser {
                         self.state = LState::Entry;
                         continue;
                     }
-                    i += bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                    i += leading_ws(&bytes[i..]);
                     match bytes.get(i) {
                         None => return Parsed::need_more(i),
                         Some(b',') => {

@@ -4,6 +4,12 @@
 /// Below this many bytes a loop beats the vectorised search.
 const SHORT: usize = 16;
 
+/// The number of ASCII whitespace bytes at the start of `bytes`.
+#[inline]
+pub(crate) fn leading_ws(bytes: &[u8]) -> usize {
+    bytes.iter().take_while(|b| b.is_ascii_whitespace()).count()
+}
+
 /// The first position of `a` in `hay`.
 #[inline]
 pub(crate) fn find1(a: u8, hay: &[u8]) -> Option<usize> {

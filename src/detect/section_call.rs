@@ -13,6 +13,7 @@
 //! section with no valid call goes back whole).
 
 use crate::core::{DiagnosticKind, WireFormat};
+use crate::detect::scan::leading_ws;
 
 use super::format::{CallParser, Parsed};
 use super::json_call::{ArgsCapture, Verdict};
@@ -113,11 +114,6 @@ impl SectionParser {
     }
 }
 
-/// Counts leading ASCII whitespace.
-fn ws(bytes: &[u8]) -> usize {
-    bytes.iter().take_while(|b| b.is_ascii_whitespace()).count()
-}
-
 /// A byte that may be part of a tool name in a header.
 fn name_byte(b: u8) -> bool {
     !b.is_ascii_whitespace() && !matches!(b, b'<' | b'>' | b'{' | b'}' | b'"' | b'`')
@@ -147,7 +143,7 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
     };
     // Whitespace then `{`: the header's end.
     let args_at = |from: usize| -> Result<Option<usize>, String> {
-        let j = from + ws(&bytes[from..]);
+        let j = from + leading_ws(&bytes[from..]);
         match bytes.get(j) {
             None => Ok(None),
             Some(b'{') => Ok(Some(j)),
@@ -182,7 +178,7 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
                 Some(b'\n') => {}
                 Some(_) => return Err("expected a newline after the tool name".to_owned()),
             }
-            let k = j + 1 + ws(&bytes[j + 1..]);
+            let k = j + 1 + leading_ws(&bytes[j + 1..]);
             match starts(&bytes[k..], FENCE.as_bytes()) {
                 Some(true) => {}
                 None => return more(k),
@@ -231,14 +227,14 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
             }))
         }
         Header::Kimi => {
-            let (a, b) = name_at(ws(bytes));
+            let (a, b) = name_at(leading_ws(bytes));
             if b == bytes.len() {
                 return more(b);
             }
             if a == b {
                 return Err("the call has no id".to_owned());
             }
-            let j = b + ws(&bytes[b..]);
+            let j = b + leading_ws(&bytes[b..]);
             match starts(&bytes[j..], KIMI_ARGS.as_bytes()) {
                 Some(true) => {}
                 None => return more(bytes.len()),
@@ -297,7 +293,7 @@ impl CallParser for SectionParser {
                     self.state = State::Between;
                 }
                 State::Between => {
-                    let j = i + ws(&bytes[i..]);
+                    let j = i + leading_ws(&bytes[i..]);
                     if j == bytes.len() {
                         if !eof {
                             return Parsed::need_more(i);
@@ -399,7 +395,7 @@ impl CallParser for SectionParser {
                     }
                 }
                 State::Trailer { fence_open, .. } => {
-                    let j = i + ws(&bytes[i..]);
+                    let j = i + leading_ws(&bytes[i..]);
                     if *fence_open {
                         match starts(&bytes[j..], FENCE.as_bytes()) {
                             Some(true) => {

@@ -7,6 +7,7 @@
 //! stripped, nothing is decoded, and a closing tag ends a value only when the
 //! next structural tag (or end of stream) follows it.
 
+use crate::detect::scan::leading_ws;
 use serde_json::Value;
 
 use crate::core::{JsonObject, ParamType, WireFormat};
@@ -433,10 +434,7 @@ impl CallParser for XmlCallParser {
                     };
                 }
                 BlockState::Between => {
-                    let ws = bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                    let ws = leading_ws(&bytes[i..]);
                     let j = i + ws;
                     let end_here = |entries: usize, i: usize| {
                         if entries > 0 {
@@ -536,10 +534,7 @@ impl Entry {
         loop {
             match self.state {
                 EntryState::Params => {
-                    let j = i + bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                    let j = i + leading_ws(&bytes[i..]);
                     if j == bytes.len() {
                         return EntryStep::NeedMore(j);
                     }

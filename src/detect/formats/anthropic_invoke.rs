@@ -3,6 +3,7 @@
 //! One block may hold several invokes (parallel calls).
 
 use crate::core::WireFormat;
+use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec, starts};
@@ -49,7 +50,7 @@ pub(crate) fn tag_then(
         Some(true) => {}
     }
     let rest = &bytes[tag.len()..];
-    let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let ws = leading_ws(rest);
     match starts(&rest[ws..], next) {
         Some(true) => Probe::Match(parser()),
         None if !cx.eof => Probe::NeedMore,

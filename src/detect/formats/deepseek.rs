@@ -10,6 +10,7 @@
 //! only its own call header, so at most one matches.
 
 use crate::core::WireFormat;
+use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::section_call::{
@@ -26,10 +27,7 @@ fn style(input: &str, cx: &ProbeContext<'_>) -> Result<Header, Probe> {
     let mut i = 0;
     for (n, lit) in [OPEN, CALL_BEGIN].into_iter().enumerate() {
         if n > 0 {
-            i += bytes[i..]
-                .iter()
-                .take_while(|b| b.is_ascii_whitespace())
-                .count();
+            i += leading_ws(&bytes[i..]);
         }
         match starts(&bytes[i..], lit.as_bytes()) {
             Some(true) => i += lit.len(),

@@ -2,6 +2,7 @@
 //! to the call's region. Anything else in the fence makes it plain code (text).
 
 use crate::core::DiagnosticKind;
+use crate::detect::scan::leading_ws;
 
 use super::super::format::{CallParser, Parsed, Status};
 use super::super::sink::CallSink;
@@ -72,10 +73,7 @@ impl CallParser for FencedCall {
                     }
                 }
                 FenceState::Closing => {
-                    let j = i + bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                    let j = i + leading_ws(&bytes[i..]);
                     if j == bytes.len() {
                         return if eof {
                             Parsed::done(i)

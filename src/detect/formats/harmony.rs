@@ -20,6 +20,7 @@
 //! output can start: a header at the start of the message (nothing visible
 //! before), and anywhere once the stream has shown a harmony region.
 
+use crate::detect::scan::leading_ws;
 use memchr::memmem;
 
 use crate::core::{DiagnosticKind, WireFormat};
@@ -349,10 +350,7 @@ impl CallParser for HarmonyCall {
                     self.state = CallState::Body;
                 }
                 CallState::Body => {
-                    let j = i + bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                    let j = i + leading_ws(&bytes[i..]);
                     if j == bytes.len() {
                         return Parsed::need_more(i);
                     }
@@ -394,10 +392,7 @@ impl CallParser for HarmonyCall {
                     self.state = CallState::After;
                 }
                 CallState::After => {
-                    let j = i + bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                    let j = i + leading_ws(&bytes[i..]);
                     if j == bytes.len() {
                         return if eof {
                             self.done(i, sink)

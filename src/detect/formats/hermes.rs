@@ -5,6 +5,7 @@
 //! Several blocks in a row are parallel calls.
 
 use crate::core::WireFormat;
+use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_call::{ArgsCapture, EnvelopeHandler, JsonCallParser, Verdict};
@@ -27,9 +28,10 @@ impl TextFormat for Hermes {
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
-        let prefix = input.as_bytes().get(OPEN.len()..).map_or(0, |rest| {
-            OPEN.len() + rest.iter().take_while(|b| b.is_ascii_whitespace()).count()
-        });
+        let prefix = input
+            .as_bytes()
+            .get(OPEN.len()..)
+            .map_or(0, |rest| OPEN.len() + leading_ws(rest));
         tag_then(input, OPEN, b"{", cx, || {
             Box::new(JsonCallParser::new(
                 prefix,

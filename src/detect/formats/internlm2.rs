@@ -6,6 +6,7 @@
 //! stay text.
 
 use crate::core::WireFormat;
+use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_list::{Body, ListParser, ListSpec, NAME_ARGUMENTS, probe_list};
@@ -40,19 +41,11 @@ impl TextFormat for InternLm2 {
             None => return cx.need_more(),
             Some(true) => {}
         }
-        let ws = bytes[START.len()..]
-            .iter()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
+        let ws = leading_ws(&bytes[START.len()..]);
         let at = START.len() + ws;
         match probe_list(&input[at..], PLUGIN, true, &SPEC, cx) {
             Probe::Match(_) => {
-                let json = at
-                    + PLUGIN.len()
-                    + bytes[at + PLUGIN.len()..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
+                let json = at + PLUGIN.len() + leading_ws(&bytes[at + PLUGIN.len()..]);
                 Probe::Match(Box::new(ListParser::new(&SPEC, json)))
             }
             decided => decided,

@@ -5,6 +5,7 @@
 //! a tool tag mentioned in a sentence, stay text.
 
 use crate::core::WireFormat;
+use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::xml_call::{
@@ -37,7 +38,7 @@ impl TextFormat for XmlTag {
             return Probe::NoMatch;
         }
         let rest = &input.as_bytes()[len..];
-        let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let ws = leading_ws(rest);
         match rest.get(ws) {
             None if !cx.eof => Probe::NeedMore,
             Some(b'<') => Probe::Match(Box::new(XmlCallParser::new(XmlSpec {
