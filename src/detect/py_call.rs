@@ -72,8 +72,6 @@ pub(crate) struct PyListParser {
     start: usize,
     name: String,
     call: Option<(usize, String)>,
-    /// Bytes of the current call's arguments JSON already emitted.
-    flushed: usize,
     ended: Vec<Ended>,
     entries: usize,
 }
@@ -88,7 +86,6 @@ impl PyListParser {
             start: 0,
             name: String::new(),
             call: None,
-            flushed: 0,
             ended: Vec::new(),
             entries: 0,
         }
@@ -235,7 +232,6 @@ impl CallParser for PyListParser {
                             self.call = sink
                                 .is_tool(&self.name)
                                 .then(|| sink.start(None, &self.name, self.spec.format));
-                            self.flushed = 0;
                             self.state = LState::Args(Box::new(ArgsConv::new(Syntax::Python)));
                         }
                         Some(_) => {
@@ -245,12 +241,9 @@ impl CallParser for PyListParser {
                 }
                 LState::Args(conv) => {
                     let catalog = sink.catalog;
-                    let step = conv.feed(&input[i..], eof, catalog.get(&self.name));
-                    if let Some((index, _)) = &self.call {
-                        let json = conv.json();
-                        sink.args(*index, &json[self.flushed..]);
-                        self.flushed = json.len();
-                    }
+                    let index = self.call.as_ref().map(|c| c.0);
+                    let step =
+                        conv.feed_streaming(&input[i..], eof, catalog.get(&self.name), index, sink);
                     match step {
                         Step::NeedMore(n) => return Parsed::need_more(i + n),
                         Step::Invalid(n, message) => return invalid(i + n, message),

@@ -33,6 +33,7 @@
 
 use crate::core::{ParamType, ToolShape};
 
+use super::sink::CallSink;
 use super::xml_call::{escape_json_into, starts, typed_value};
 
 /// The deepest nesting of containers accepted (serde_json's own limit is 128).
@@ -141,6 +142,8 @@ pub(crate) struct ArgsConv {
     top_ty: Option<ParamType>,
     /// The arguments JSON written so far.
     json: String,
+    /// How much of `json` has been emitted as argument text.
+    emitted: usize,
 }
 
 /// What one escape sequence decodes to.
@@ -172,7 +175,27 @@ impl ArgsConv {
             key_in_tok: false,
             top_ty: None,
             json: String::new(),
+            emitted: 0,
         }
+    }
+
+    /// Feeds `input` like [`feed`](Self::feed) and emits the JSON it added as
+    /// the argument text of call `index` (nothing while no call is open: an
+    /// unknown tool's arguments are converted but not streamed).
+    pub(crate) fn feed_streaming(
+        &mut self,
+        input: &str,
+        eof: bool,
+        shape: Option<&ToolShape>,
+        index: Option<usize>,
+        sink: &mut CallSink<'_>,
+    ) -> Step {
+        let step = self.feed(input, eof, shape);
+        if let Some(index) = index {
+            sink.args(index, &self.json[self.emitted..]);
+            self.emitted = self.json.len();
+        }
+        step
     }
 
     /// The arguments JSON written so far (complete once `Done` was returned).

@@ -60,7 +60,6 @@ impl TextFormat for Gemma4 {
                 name,
                 start: None,
                 call: None,
-                flushed: 0,
                 arguments: None,
             })),
             Open::NeedMore => cx.need_more(),
@@ -89,7 +88,6 @@ struct GemmaCall {
     /// Region offset of the marker.
     start: Option<usize>,
     call: Option<(usize, String)>,
-    flushed: usize,
     arguments: Option<JsonObject>,
 }
 
@@ -130,12 +128,9 @@ impl CallParser for GemmaCall {
                 }
                 GState::Args(conv) => {
                     let catalog = sink.catalog;
-                    let step = conv.feed(&input[i..], eof, catalog.get(&self.name));
-                    if let Some((index, _)) = &self.call {
-                        let json = conv.json();
-                        sink.args(*index, &json[self.flushed..]);
-                        self.flushed = json.len();
-                    }
+                    let index = self.call.as_ref().map(|c| c.0);
+                    let step =
+                        conv.feed_streaming(&input[i..], eof, catalog.get(&self.name), index, sink);
                     match step {
                         Step::NeedMore(n) => return Parsed::need_more(i + n),
                         Step::Invalid(n, message) => {
