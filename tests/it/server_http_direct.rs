@@ -10,13 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
-use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
-    Implementation, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ProtocolVersion, Tool,
+    CallToolRequestParams, CallToolResult, ContentBlock, LoggingLevel, ProtocolVersion, Tool,
 };
-use rmcp::service::{NotificationContext, RoleClient};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -26,6 +22,7 @@ use toolrouter::{
     HttpOptions, HttpServer, Hub, JsonObject, McpServer, ServerOptions, ToolError, serve_http,
 };
 
+use crate::support::client::Recorder;
 use crate::support::text_of;
 
 /// Every test gives up after this long instead of hanging.
@@ -456,39 +453,6 @@ async fn a_running_call_streams_its_progress_before_it_ends() {
     server.shutdown().await.unwrap();
 }
 
-/// Counts the notifications an rmcp client hears.
-#[derive(Clone)]
-struct Listener {
-    events: mpsc::UnboundedSender<String>,
-}
-
-impl ClientHandler for Listener {
-    fn get_info(&self) -> ClientConfig {
-        let mut config = ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("toolrouter-test", "0"),
-        );
-        config.protocol_version = ProtocolVersion::V_2025_11_25;
-        config
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.events.send(format!("progress {}", params.progress));
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.events.send(format!("log {}", params.data));
-    }
-}
-
 #[tokio::test]
 async fn the_rmcp_client_calls_lists_and_hears_progress_in_both_modes() {
     let hub = hub(Arc::new(Notify::new()));
@@ -496,10 +460,14 @@ async fn the_rmcp_client_calls_lists_and_hears_progress_in_both_modes() {
         let server = ours(&hub, json_response).await;
         tokio::time::timeout(LIMIT, async {
             let (events, mut heard) = mpsc::unbounded_channel();
-            let client = Listener { events }
-                .serve(StreamableHttpClientTransport::from_uri(server.url()))
-                .await
-                .unwrap();
+            let client = Recorder {
+                version: ProtocolVersion::V_2025_11_25,
+                events,
+                elicitation: false,
+            }
+            .serve(StreamableHttpClientTransport::from_uri(server.url()))
+            .await
+            .unwrap();
             let tools = client.list_all_tools().await.unwrap();
             let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
             names.sort_unstable();

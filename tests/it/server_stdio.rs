@@ -8,18 +8,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::client::Recorder;
 use crate::support::text_of;
 use rmcp::ServiceExt as _;
-use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
-    ContentBlock, ElicitRequestParams, ElicitResult, ElicitationAction, Implementation,
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
-    Tool,
+    CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock, LoggingLevel,
+    ProtocolVersion, Tool,
 };
-use rmcp::service::{
-    NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RunningService,
-};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::sync::mpsc;
@@ -41,49 +37,6 @@ fn tool(name: &str) -> Tool {
         "test tool",
         Arc::new(object(json!({ "type": "object" }))),
     )
-}
-
-/// Records what reached the client, in order.
-#[derive(Clone)]
-struct Recorder {
-    version: ProtocolVersion,
-    events: mpsc::UnboundedSender<String>,
-}
-
-impl ClientHandler for Recorder {
-    fn get_info(&self) -> ClientConfig {
-        let mut config = ClientConfig::new(
-            ClientCapabilities::builder().enable_elicitation().build(),
-            Implementation::new("toolrouter-test", "0"),
-        );
-        config.protocol_version = self.version.clone();
-        config
-    }
-
-    async fn create_elicitation(
-        &self,
-        _request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, rmcp::ErrorData> {
-        let _ = self.events.send("elicitation".to_owned());
-        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "name": "Ada" })))
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.events.send(format!("progress {}", params.progress));
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.events.send(format!("log {}", params.data));
-    }
 }
 
 fn hub() -> Hub {
@@ -139,7 +92,14 @@ async fn connect(
         toolrouter::serve_io(hub, ServerOptions::default(), read, write).await
     });
     let (events, rx) = mpsc::unbounded_channel();
-    let client = Recorder { version, events }.serve(client_io).await.unwrap();
+    let client = Recorder {
+        version,
+        events,
+        elicitation: true,
+    }
+    .serve(client_io)
+    .await
+    .unwrap();
     (client, rx)
 }
 

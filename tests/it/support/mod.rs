@@ -3,6 +3,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod client;
 pub mod ext;
 
 use std::path::PathBuf;
