@@ -13,76 +13,22 @@
 //! `cargo bench --bench server_only -- --warm-up-time 1 --measurement-time 3`
 #![allow(clippy::unwrap_used)]
 
+mod echo;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::handler::server::ServerHandler;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-};
-use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServiceExt as _};
-use serde_json::json;
+use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{
     AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf, WriteHalf,
 };
 use tokio::net::TcpStream;
-use toolrouter::{HttpOptions, Hub, JsonObject, ServerOptions};
-
-fn schema() -> Arc<JsonObject> {
-    let serde_json::Value::Object(map) = json!({
-        "type": "object",
-        "properties": { "text": { "type": "string" } },
-        "required": ["text"]
-    }) else {
-        unreachable!()
-    };
-    Arc::new(map)
-}
-
-fn echo_result(args: &JsonObject) -> CallToolResult {
-    let text = args.get("text").and_then(|v| v.as_str()).unwrap_or("");
-    CallToolResult::success(vec![ContentBlock::text(text.to_owned())])
-}
-
-fn hub() -> Hub {
-    let hub = Hub::new();
-    hub.registry()
-        .register_fn(Tool::new("echo", "echoes its text", schema()), |args, _| async move {
-            Ok(echo_result(&args))
-        })
-        .unwrap();
-    hub
-}
-
-#[derive(Clone)]
-struct RmcpEcho;
-
-impl ServerHandler for RmcpEcho {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![Tool::new("echo", "echoes its text", schema())]))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        Ok(echo_result(&request.arguments.unwrap_or_default()).into())
-    }
-}
+use echo::{RmcpEcho, hub};
+use toolrouter::{HttpOptions, Hub, ServerOptions};
 
 struct RawClient {
     read: BufReader<ReadHalf<DuplexStream>>,
