@@ -24,6 +24,14 @@ pub(crate) struct ServeArgs {
     /// Allow binding a non-loopback address (exposes the tools to the network).
     #[arg(long)]
     allow_remote: bool,
+    /// HTTP without sessions: every request stands alone (no `Mcp-Session-Id`),
+    /// and a plain `tools/call` is answered on the direct path.
+    #[arg(long, requires = "http")]
+    stateless: bool,
+    /// With `--stateless`: answer plain calls with `application/json` instead
+    /// of a one-event SSE stream.
+    #[arg(long, requires = "stateless")]
+    json: bool,
     /// Where the tools come from (built-ins, `--tools`, `--config` upstreams).
     #[command(flatten)]
     setup: ToolSetupArgs,
@@ -52,7 +60,10 @@ async fn serve(args: &ServeArgs, hub: Hub) -> Result<(), String> {
     let Some(addr) = args.http else {
         return Err("give --stdio or --http ADDR".to_owned());
     };
-    let mut http = HttpOptions::new(addr).allow_remote(args.allow_remote);
+    let mut http = HttpOptions::new(addr)
+        .allow_remote(args.allow_remote)
+        .with_sessions(!args.stateless)
+        .with_json_response(args.json);
     if let Some(token) = &args.token {
         http = http.with_bearer_token(token.clone());
     }
