@@ -122,6 +122,15 @@ fn per_format(c: &mut Criterion) {
         group.bench_function("from_str", |b| {
             b.iter(|| serde_json::from_str::<Value>(black_box(&args_text)).expect("json"))
         });
+        // What open_ai_function's arguments take with serde_json alone: the
+        // string that holds them decoded, then parsed (reference, not baseline).
+        let args_string = Value::String(args_text.clone()).to_string();
+        group.bench_function("string_then_object", |b| {
+            b.iter(|| {
+                let inner: String = serde_json::from_str(black_box(&args_string)).expect("json");
+                serde_json::from_str::<Value>(&inner).expect("json")
+            })
+        });
         group.finish();
         for format in FORMATS {
             let dialect = workloads::dialect(format).expect("core format has a workload");
