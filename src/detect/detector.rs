@@ -405,7 +405,7 @@ impl StreamDetector {
         };
         out.push(DetectEvent::CallEnd {
             index: call.index,
-            call: Box::new(finished_call(call.id, &call.name, arguments, call.format)),
+            call: Box::new(finished_call(call.id, call.name, arguments, call.format)),
         });
     }
 
@@ -687,8 +687,10 @@ impl StreamDetector {
         fence: Option<usize>,
     ) {
         self.region.clear();
-        // One allocation for a typical call instead of a doubling series.
-        self.region.reserve(REGION_START_CAPACITY);
+        // One allocation for a typical call, or for what the held text
+        // already holds of a longer one, instead of a doubling series.
+        self.region
+            .reserve(REGION_START_CAPACITY.max(self.pending.len() - start));
         self.region.push_str(&self.pending[start..marker]);
         self.region_at = self.pending_at + start;
         self.record = RegionRecord {

@@ -336,7 +336,7 @@ impl CallObjects {
             Ok(arguments) => {
                 sink.end(
                     index,
-                    finished_call(id, &name, arguments, self.spec.format),
+                    finished_call(id, name, arguments, self.spec.format),
                     end,
                 );
                 Directive::Continue

@@ -150,7 +150,7 @@ impl CallSink<'_> {
 /// Builds the finished call.
 pub(crate) fn finished_call(
     id: String,
-    name: &str,
+    name: impl Into<String>,
     arguments: JsonObject,
     format: WireFormat,
 ) -> ToolCall {

@@ -492,12 +492,8 @@ impl CallParser for XmlCallParser {
                             match entry.call {
                                 Some((index, id)) => {
                                     sink.args(index, if entry.n_params == 0 { "{}" } else { "}" });
-                                    let call = finished_call(
-                                        id,
-                                        &entry.name,
-                                        entry.args,
-                                        self.spec.format,
-                                    );
+                                    let call =
+                                        finished_call(id, entry.name, entry.args, self.spec.format);
                                     sink.end(index, call, end);
                                 }
                                 None => {

@@ -121,18 +121,19 @@ impl EnvelopeHandler for HermesHandler {
     }
 
     fn finish(&mut self, base: usize, end: usize, sink: &mut CallSink<'_>) -> Result<(), Verdict> {
-        let Some(name) = self.name.clone() else {
+        // The handler is done: its name and id move into the call.
+        self.try_start(sink);
+        let Some(name) = self.name.take() else {
             return Err(Verdict::Invalid("the call has no name".to_owned()));
         };
-        self.try_start(sink);
-        let Some((index, id)) = self.call.clone() else {
+        let Some((index, id)) = self.call.take() else {
             sink.unknown(base, end, &name, WireFormat::Hermes);
             return Ok(());
         };
         let arguments = self.args.finish(index, sink)?;
         sink.end(
             index,
-            finished_call(id, &name, arguments, WireFormat::Hermes),
+            finished_call(id, name, arguments, WireFormat::Hermes),
             end,
         );
         Ok(())

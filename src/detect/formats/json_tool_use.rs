@@ -142,20 +142,21 @@ impl EnvelopeHandler for ToolUseHandler {
         if self.tool_use != Some(true) {
             return Err(Verdict::Reject);
         }
-        let Some(name) = self.name.clone() else {
+        // The handler is done: its name and id move into the call.
+        self.try_start(sink, true);
+        let Some(name) = self.name.take() else {
             return Err(Verdict::Invalid(
                 "the tool_use object has no name".to_owned(),
             ));
         };
-        self.try_start(sink, true);
-        let Some((index, id)) = self.call.clone() else {
+        let Some((index, id)) = self.call.take() else {
             sink.unknown(base, end, &name, WireFormat::JsonToolUse);
             return Ok(());
         };
         let arguments = self.args.finish(index, sink)?;
         sink.end(
             index,
-            finished_call(id, &name, arguments, WireFormat::JsonToolUse),
+            finished_call(id, name, arguments, WireFormat::JsonToolUse),
             end,
         );
         Ok(())

@@ -85,19 +85,20 @@ impl ToolCallsHandler {
             return Directive::Continue;
         };
         let end = base + at + 1;
-        let Some(name) = el.name.clone() else {
+        // The element is done: its name and id move into the call.
+        el.try_start(sink, true);
+        let Some(name) = el.name.take() else {
             self.verdict = Some(Verdict::Invalid(
                 "a tool_calls entry has no function name".to_owned(),
             ));
             return Directive::Stop;
         };
-        el.try_start(sink, true);
-        match el.call.clone() {
+        match el.call.take() {
             None => sink.unknown(el.start, end, &name, WireFormat::OpenAiFunction),
             Some((index, id)) => match el.args.finish(index, sink) {
                 Ok(arguments) => sink.end(
                     index,
-                    finished_call(id, &name, arguments, WireFormat::OpenAiFunction),
+                    finished_call(id, name, arguments, WireFormat::OpenAiFunction),
                     end,
                 ),
                 Err(v) => {
