@@ -1,7 +1,8 @@
 //! Streaming detection benchmarks: one call per core format with 1 KB, 16 KB and
 //! 256 KB of file content as arguments, fed in 1-, 4- and 64-byte deltas (and
 //! 4 KB chunks), 1 MB of prose with 50 calls, every open-model dialect's 16 KB
-//! call (`dialects/<name>/16K`), and `serde_json::from_str` of the same arguments
+//! call (`dialects/<name>/16K`), the fixed cost of a stream and of one small call
+//! (`per_stream/`), and `serde_json::from_str` of the same arguments
 //! as the baseline. The workloads are in `workloads/` (shared with
 //! `bench-compare/`). Filter with e.g. `cargo bench --bench detect -- hermes/16K`.
 
@@ -255,9 +256,33 @@ fn mixed(c: &mut Criterion) {
     group.finish();
 }
 
+/// The fixed costs a workload's time includes: a detector that sees nothing,
+/// one that sees a line of text, and one small Hermes call whole (set-up,
+/// probing, the call's allocations and events, the final parse), beside
+/// `serde_json` parsing that call's arguments.
+fn per_stream(c: &mut Criterion) {
+    let catalog = catalog();
+    let config = DetectConfig::default();
+    let call = r#"<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>"#;
+    let mut group = c.benchmark_group("per_stream");
+    group.bench_function("empty", |b| {
+        b.iter(|| run(&catalog, &config, black_box(&[])))
+    });
+    group.bench_function("text", |b| {
+        b.iter(|| run(&catalog, &config, black_box(&["hello world"])))
+    });
+    group.bench_function("small_call", |b| {
+        b.iter(|| run(&catalog, &config, black_box(&[call])))
+    });
+    group.bench_function("small_call_serde_json_args", |b| {
+        b.iter(|| serde_json::from_str::<Value>(black_box(r#"{"path":"a"}"#)).expect("json"))
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default();
-    targets = per_format, dialects, mixed
+    targets = per_format, dialects, mixed, per_stream
 }
 criterion_main!(benches);
