@@ -116,17 +116,32 @@ pub struct StreamDetector {
     at_start: bool,
     /// Formats of the regions accepted so far.
     seen: Vec<WireFormat>,
+    /// Why the last step abandoned its region (see [`StepStatus`]).
+    abandoned: Option<(DiagnosticKind, String)>,
 }
 
 /// What one run of a region's parser did.
 struct CallStep {
     /// Input bytes the parser used.
     used: usize,
-    status: Status,
+    status: StepStatus,
     /// End of stream as the parser saw it (not when the region hit its limit).
     eof: bool,
     format: WireFormat,
     fence: Option<usize>,
+}
+
+/// A parser step's [`Status`] without its payload. The step is read right
+/// after the parser wrote it; copying the whole `Status` (32 bytes, written by
+/// the parser as one tag) stalls on store forwarding once per delta, so only
+/// the tag travels and an abandon's reason waits in
+/// [`StreamDetector::abandoned`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StepStatus {
+    NeedMore,
+    Done,
+    Reject,
+    Abandon,
 }
 
 /// The enabled formats indexed by their start bytes. It depends only on the
@@ -230,6 +245,7 @@ impl StreamDetector {
             finished: false,
             at_start: true,
             seen: Vec::new(),
+            abandoned: None,
         }
     }
 
@@ -250,7 +266,11 @@ impl StreamDetector {
             };
             self.pending_at += used;
             let rest = &delta[used..];
-            if rest.is_empty() && step.as_ref().is_some_and(|s| s.status == Status::NeedMore) {
+            if rest.is_empty()
+                && step
+                    .as_ref()
+                    .is_some_and(|s| s.status == StepStatus::NeedMore)
+            {
                 return;
             }
             self.pending.push_str(rest);
@@ -854,13 +874,21 @@ impl StreamDetector {
         let parsed = parser.parse(input, eof, &mut sink);
         let used = parsed.used.min(input.len());
         self.region.push_str(&input[..used]);
-        let status = if capped && parsed.status == Status::NeedMore {
-            Status::Abandon {
-                kind: DiagnosticKind::LimitExceeded,
-                message: format!("call region exceeds {} bytes", self.config.max_call_bytes),
+        let status = match parsed.status {
+            Status::NeedMore if capped => {
+                self.abandoned = Some((
+                    DiagnosticKind::LimitExceeded,
+                    format!("call region exceeds {} bytes", self.config.max_call_bytes),
+                ));
+                StepStatus::Abandon
             }
-        } else {
-            parsed.status
+            Status::NeedMore => StepStatus::NeedMore,
+            Status::Done => StepStatus::Done,
+            Status::Reject => StepStatus::Reject,
+            Status::Abandon { kind, message } => {
+                self.abandoned = Some((kind, message));
+                StepStatus::Abandon
+            }
         };
         Some(CallStep {
             used,
@@ -887,11 +915,11 @@ impl StreamDetector {
             ..
         } = step;
         match status {
-            Status::NeedMore if !eof => {
+            StepStatus::NeedMore if !eof => {
                 self.keep_from(next);
                 None
             }
-            Status::NeedMore => {
+            StepStatus::NeedMore => {
                 // The parser could not decide at end of stream: unfinished.
                 let rest = self.pending[next..].to_owned();
                 self.region.push_str(&rest);
@@ -906,11 +934,11 @@ impl StreamDetector {
                 );
                 Some(len)
             }
-            Status::Done => {
+            StepStatus::Done => {
                 self.accept(format, floor, out);
                 Some(next)
             }
-            Status::Reject => {
+            StepStatus::Reject => {
                 // Not a call: the first byte of the marker is text, the rest is scanned again.
                 let mut full = std::mem::take(&mut self.region);
                 full.push_str(&self.pending[next..]);
@@ -929,7 +957,11 @@ impl StreamDetector {
                 self.record = RegionRecord::default();
                 Some(0)
             }
-            Status::Abandon { kind, message } => {
+            StepStatus::Abandon => {
+                let (kind, message) = self.abandoned.take().unwrap_or((
+                    DiagnosticKind::Invalid,
+                    "the call's markup was abandoned".to_owned(),
+                ));
                 self.abandon(format, fence, kind, message, floor, out);
                 Some(next)
             }
