@@ -7,15 +7,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::client::Recorder;
 use crate::support::text_of;
 use rmcp::ServiceExt as _;
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
-    ContentBlock, ElicitRequestParams, ElicitResult, ElicitationAction, Implementation,
-    ProtocolVersion, Tool,
+    CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest, ContentBlock,
+    ElicitationAction, ProtocolVersion, Tool,
 };
-use rmcp::service::{PeerRequestOptions, RequestContext, RoleClient, RunningService};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -53,53 +53,19 @@ async fn start(hub: &Hub) -> HttpServer {
     .unwrap()
 }
 
-/// What the test client saw, and how it answers elicitations.
-#[derive(Clone)]
-struct TestClient {
-    elicit_answer: ElicitationAction,
-    events: mpsc::UnboundedSender<String>,
-}
-
-impl ClientHandler for TestClient {
-    fn get_info(&self) -> ClientConfig {
-        let mut config = ClientConfig::new(
-            ClientCapabilities::builder().enable_elicitation().build(),
-            Implementation::new("toolrouter-test", "0"),
-        );
-        config.protocol_version = ProtocolVersion::V_2025_11_25;
-        config
-    }
-
-    async fn create_elicitation(
-        &self,
-        _request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, rmcp::ErrorData> {
-        let _ = self.events.send("elicitation".to_owned());
-        let result = ElicitResult::new(self.elicit_answer.clone());
-        Ok(match self.elicit_answer {
-            ElicitationAction::Accept => result.with_content(json!({ "name": "Ada" })),
-            _ => result,
-        })
-    }
-
-    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
-        let _ = self.events.send("tools/list_changed".to_owned());
-    }
-}
-
 async fn connect(
     server: &HttpServer,
     answer: ElicitationAction,
 ) -> (
-    RunningService<RoleClient, TestClient>,
+    RunningService<RoleClient, Recorder>,
     mpsc::UnboundedReceiver<String>,
 ) {
     let (events, rx) = mpsc::unbounded_channel();
     let transport = StreamableHttpClientTransport::from_uri(server.url());
-    let client = TestClient {
-        elicit_answer: answer,
+    let client = Recorder {
+        version: ProtocolVersion::V_2025_11_25,
         events,
+        elicitation: Some(answer),
     }
     .serve(transport)
     .await
@@ -107,7 +73,7 @@ async fn connect(
     (client, rx)
 }
 
-async fn call(client: &RunningService<RoleClient, TestClient>, name: &str) -> CallToolResult {
+async fn call(client: &RunningService<RoleClient, Recorder>, name: &str) -> CallToolResult {
     client
         .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(JsonObject::new()))
         .await

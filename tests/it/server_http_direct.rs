@@ -463,7 +463,7 @@ async fn the_rmcp_client_calls_lists_and_hears_progress_in_both_modes() {
             let client = Recorder {
                 version: ProtocolVersion::V_2025_11_25,
                 events,
-                elicitation: false,
+                elicitation: None,
             }
             .serve(StreamableHttpClientTransport::from_uri(server.url()))
             .await

@@ -12,8 +12,8 @@ use crate::support::client::Recorder;
 use crate::support::text_of;
 use rmcp::ServiceExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock, LoggingLevel,
-    ProtocolVersion, Tool,
+    CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock, ElicitationAction,
+    LoggingLevel, ProtocolVersion, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
 use serde_json::{Value, json};
@@ -95,7 +95,7 @@ async fn connect(
     let client = Recorder {
         version,
         events,
-        elicitation: true,
+        elicitation: Some(ElicitationAction::Accept),
     }
     .serve(client_io)
     .await

@@ -10,21 +10,23 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-/// Records progress (`progress N`), log (`log DATA`) and elicitation
-/// (`elicitation`) events in the order they reach the client.
+/// Records progress (`progress N`), log (`log DATA`), elicitation
+/// (`elicitation`) and `tools/list_changed` events in the order they reach the
+/// client.
 #[derive(Clone)]
 pub struct Recorder {
     /// The protocol version the client asks for.
     pub version: ProtocolVersion,
     /// Where the events go.
     pub events: mpsc::UnboundedSender<String>,
-    /// Whether the client declares elicitation (and accepts with `{"name": "Ada"}`).
-    pub elicitation: bool,
+    /// How the client answers elicitations (accepting with `{"name": "Ada"}`);
+    /// `None`: it does not declare the capability.
+    pub elicitation: Option<ElicitationAction>,
 }
 
 impl ClientHandler for Recorder {
     fn get_info(&self) -> ClientConfig {
-        let capabilities = if self.elicitation {
+        let capabilities = if self.elicitation.is_some() {
             ClientCapabilities::builder().enable_elicitation().build()
         } else {
             ClientCapabilities::default()
@@ -41,7 +43,15 @@ impl ClientHandler for Recorder {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, rmcp::ErrorData> {
         let _ = self.events.send("elicitation".to_owned());
-        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "name": "Ada" })))
+        let answer = self
+            .elicitation
+            .clone()
+            .unwrap_or(ElicitationAction::Decline);
+        let result = ElicitResult::new(answer.clone());
+        Ok(match answer {
+            ElicitationAction::Accept => result.with_content(json!({ "name": "Ada" })),
+            _ => result,
+        })
     }
 
     async fn on_progress(
@@ -58,5 +68,9 @@ impl ClientHandler for Recorder {
         _context: NotificationContext<RoleClient>,
     ) {
         let _ = self.events.send(format!("log {}", params.data));
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.events.send("tools/list_changed".to_owned());
     }
 }
