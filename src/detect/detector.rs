@@ -8,7 +8,6 @@
 //! Only undecided look-ahead is kept between deltas, so each byte is examined a
 //! bounded number of times.
 
-use crate::detect::scan::leading_ws;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -21,6 +20,7 @@ use super::config::{DetectConfig, MAX_PROBE_BYTES};
 use super::format::{CallParser, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
 use super::reasoning::ReasoningBlock;
+use super::scan::leading_ws;
 use super::sink::{CallSink, RegionRecord, finished_call, push_event};
 
 /// What the scanner is doing.
@@ -259,8 +259,9 @@ impl StreamDetector {
             // Inside a call with nothing held back: the parser reads the delta
             // itself, and only what it leaves is copied into `pending`.
             let step = self.parse_call(delta, false, floor, out);
-            // Look at the step in place: copying it whole right after the
-            // parser wrote it field by field stalls (store forwarding).
+            // Look at the step in place: moving it out of the `Option` right
+            // after the parser wrote it field by field stalls on store
+            // forwarding (measured: 8-22 % at 16 KB in 4-byte deltas).
             let Some(used) = step.as_ref().map(|s| s.used) else {
                 return;
             };
