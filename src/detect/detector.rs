@@ -15,12 +15,12 @@ use std::sync::{Arc, LazyLock, Mutex};
 use compact_str::CompactString;
 
 use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
+use crate::detect::scan::leading_ws;
 
 use super::config::{DetectConfig, MAX_PROBE_BYTES};
 use super::format::{CallParser, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
 use super::reasoning::ReasoningBlock;
-use super::scan::leading_ws;
 use super::sink::{CallSink, RegionRecord, finished_call, push_event};
 
 /// What the scanner is doing.

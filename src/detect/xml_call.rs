@@ -7,15 +7,14 @@
 //! stripped, nothing is decoded, and a closing tag ends a value only when the
 //! next structural tag (or end of stream) follows it.
 
-use crate::detect::scan::leading_ws;
 use serde_json::Value;
 
-use crate::core::{JsonObject, ParamType, WireFormat};
+use crate::core::{DiagnosticKind, JsonObject, ParamType, WireFormat};
+use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed};
 use super::sink::{CallSink, finished_call};
-use crate::core::DiagnosticKind;
 
 /// How an entry (one call) opens.
 #[derive(Debug, Clone)]

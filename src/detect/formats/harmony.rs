@@ -20,10 +20,10 @@
 //! output can start: a header at the start of the message (nothing visible
 //! before), and anywhere once the stream has shown a harmony region.
 
-use crate::detect::scan::leading_ws;
 use memchr::memmem;
 
 use crate::core::{DiagnosticKind, WireFormat};
+use crate::detect::scan::leading_ws;
 
 use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
 use super::super::json_call::{ArgsCapture, Verdict};
