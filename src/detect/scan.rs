@@ -43,6 +43,16 @@ pub(crate) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
     memchr::memchr2(a, b, &hay[i..]).map(|p| p + i)
 }
 
+/// The first position of `a`, `b` or `c` in `hay`.
+#[inline]
+pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        hay.iter().position(|&x| x == a || x == b || x == c)
+    } else {
+        memchr::memchr3(a, b, c, hay)
+    }
+}
+
 /// The first byte at or after `from` that a JSON string must escape (`"`,
 /// `\\` or a control character), eight bytes at a time: file contents are
 /// long runs of plain bytes.
@@ -174,16 +184,6 @@ fn word(bytes: &[u8]) -> u64 {
 #[inline]
 fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGH
-}
-
-/// The first position of `a`, `b` or `c` in `hay`.
-#[inline]
-pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
-    if hay.len() < SHORT {
-        hay.iter().position(|&x| x == a || x == b || x == c)
-    } else {
-        memchr::memchr3(a, b, c, hay)
-    }
 }
 
 #[cfg(test)]
