@@ -9,9 +9,10 @@
 //! handshake it calls the server's rmcp `Service::handle_request` itself (so
 //! rmcp's protocol checks and result shaping still apply), polling it once in
 //! the reader when it is the only call in flight and in a task of its own
-//! otherwise (or when it has to wait), and queues the encoded reply. Every other line (the handshake, lists,
-//! notifications, replies to server-to-client requests, anything unparsable, and
-//! any request that names its own protocol version) goes, byte for byte, to an
+//! otherwise (or when it has to wait), and queues the encoded reply. Every
+//! other line (the handshake, lists, notifications, replies to server-to-client
+//! requests, anything unparsable, and any request that names its own protocol
+//! version) goes, byte for byte, to an
 //! rmcp service running on [`RelayTransport`], which parses it with rmcp's own
 //! `AsyncRwTransport`. One writer task owns the output and writes whole lines in
 //! the order they were queued, so a handler's progress or log notification
