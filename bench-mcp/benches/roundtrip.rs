@@ -16,15 +16,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use echo::{RmcpEcho, hub};
+use rmcp::ServiceExt as _;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::ServiceExt as _;
 use serde_json::json;
-use echo::{RmcpEcho, hub};
 use toolrouter::{HttpOptions, ServerOptions, ToolCall, WireFormat};
 
 type Client = RunningService<RoleClient, ()>;
@@ -62,7 +62,9 @@ async fn pipe_client<S: ServerHandler>(server: S) -> Client {
 }
 
 async fn http_client(url: String) -> Client {
-    ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap()
+    ().serve(StreamableHttpClientTransport::from_uri(url))
+        .await
+        .unwrap()
 }
 
 async fn rmcp_http(json_response: bool, sessions: bool) -> String {
@@ -71,18 +73,30 @@ async fn rmcp_http(json_response: bool, sessions: bool) -> String {
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(sessions)
         .with_json_response(json_response);
-    let service = StreamableHttpService::new(|| Ok(RmcpEcho), Arc::new(LocalSessionManager::default()), config);
+    let service = StreamableHttpService::new(
+        || Ok(RmcpEcho),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
     let router = axum::Router::new().route_service("/mcp", service);
     tokio::spawn(async move { axum::serve(listener, router).await });
     format!("http://{addr}/mcp")
 }
 
 fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let mut group = c.benchmark_group("tools_call");
 
     let hub = hub();
-    let call = ToolCall::new("c1", "echo", Some(call_params().arguments.unwrap()), WireFormat::OpenAiFunction);
+    let call = ToolCall::new(
+        "c1",
+        "echo",
+        Some(call_params().arguments.unwrap()),
+        WireFormat::OpenAiFunction,
+    );
     group.bench_function("in_process/toolrouter/1", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
@@ -96,12 +110,19 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    let ours_pipe = rt.block_on(pipe_client(toolrouter::McpServer::new(hub.clone(), ServerOptions::default())));
+    let ours_pipe = rt.block_on(pipe_client(toolrouter::McpServer::new(
+        hub.clone(),
+        ServerOptions::default(),
+    )));
     let rmcp_pipe = rt.block_on(pipe_client(RmcpEcho));
     let ours_sse = rt.block_on(async {
-        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), HttpOptions::new("127.0.0.1:0".parse().unwrap()))
-            .await
-            .unwrap();
+        let server = toolrouter::serve_http(
+            hub.clone(),
+            ServerOptions::default(),
+            HttpOptions::new("127.0.0.1:0".parse().unwrap()),
+        )
+        .await
+        .unwrap();
         let url = server.url();
         std::mem::forget(server);
         http_client(url).await
@@ -110,21 +131,26 @@ fn bench(c: &mut Criterion) {
         let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
             .with_sessions(false)
             .with_json_response(true);
-        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), options).await.unwrap();
+        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), options)
+            .await
+            .unwrap();
         let url = server.url();
         std::mem::forget(server);
         http_client(url).await
     });
     let ours_sse_stateless = rt.block_on(async {
         let options = HttpOptions::new("127.0.0.1:0".parse().unwrap()).with_sessions(false);
-        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), options).await.unwrap();
+        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), options)
+            .await
+            .unwrap();
         let url = server.url();
         std::mem::forget(server);
         http_client(url).await
     });
     let rmcp_sse = rt.block_on(async { http_client(rmcp_http(false, true).await).await });
     let rmcp_json = rt.block_on(async { http_client(rmcp_http(true, false).await).await });
-    let rmcp_sse_stateless = rt.block_on(async { http_client(rmcp_http(false, false).await).await });
+    let rmcp_sse_stateless =
+        rt.block_on(async { http_client(rmcp_http(false, false).await).await });
 
     for in_flight in [1usize, 16] {
         for (name, client) in [

@@ -19,15 +19,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use rmcp::handler::server::ServerHandler;
+use echo::{RmcpEcho, hub};
 use rmcp::ServiceExt as _;
+use rmcp::handler::server::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{
-    AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf, WriteHalf,
+    AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf,
+    WriteHalf,
 };
 use tokio::net::TcpStream;
-use echo::{RmcpEcho, hub};
 use toolrouter::{HttpOptions, Hub, ServerOptions};
 
 struct RawClient {
@@ -40,13 +41,20 @@ struct RawClient {
 impl RawClient {
     async fn connect(io: DuplexStream) -> Self {
         let (read, write) = tokio::io::split(io);
-        let mut client = Self { read: BufReader::new(read), write, line: String::new(), next_id: 1 };
+        let mut client = Self {
+            read: BufReader::new(read),
+            write,
+            line: String::new(),
+            next_id: 1,
+        };
         client
             .send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#)
             .await;
         let reply = client.recv().await;
         assert!(reply.contains("\"result\""), "{reply}");
-        client.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        client
+            .send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
         client
     }
 
@@ -100,7 +108,9 @@ async fn raw_client_ours(hub: Hub) -> RawClient {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         let (r, w) = tokio::io::split(server_io);
-        toolrouter::serve_io(hub, ServerOptions::default(), r, w).await.unwrap();
+        toolrouter::serve_io(hub, ServerOptions::default(), r, w)
+            .await
+            .unwrap();
     });
     RawClient::connect(client_io).await
 }
@@ -119,7 +129,10 @@ impl HttpTarget {
             "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         );
-        Self { addr, request: Arc::new(request.into_bytes()) }
+        Self {
+            addr,
+            request: Arc::new(request.into_bytes()),
+        }
     }
 
     async fn connect(&self) -> TcpStream {
@@ -135,13 +148,21 @@ impl HttpTarget {
         loop {
             let mut chunk = [0u8; 4096];
             let n = stream.read(&mut chunk).await.unwrap();
-            assert!(n > 0, "connection closed mid-reply: {}", String::from_utf8_lossy(buf));
+            assert!(
+                n > 0,
+                "connection closed mid-reply: {}",
+                String::from_utf8_lossy(buf)
+            );
             buf.extend_from_slice(&chunk[..n]);
             if reply_complete(buf) {
                 break;
             }
         }
-        assert!(memchr::memmem::find(buf, b"\"hello\"").is_some(), "{}", String::from_utf8_lossy(buf));
+        assert!(
+            memchr::memmem::find(buf, b"\"hello\"").is_some(),
+            "{}",
+            String::from_utf8_lossy(buf)
+        );
     }
 
     async fn drive(&self, iters: u64, in_flight: usize, keepalive: bool) -> Duration {
@@ -149,7 +170,11 @@ impl HttpTarget {
         let per_slot = (iters as usize).div_ceil(in_flight);
         let slots = (0..in_flight).map(|_| async move {
             let mut buf = Vec::with_capacity(4096);
-            let mut stream = if keepalive { Some(self.connect().await) } else { None };
+            let mut stream = if keepalive {
+                Some(self.connect().await)
+            } else {
+                None
+            };
             for _ in 0..per_slot {
                 match &mut stream {
                     Some(stream) => self.call(stream, &mut buf).await,
@@ -158,7 +183,9 @@ impl HttpTarget {
             }
         });
         futures::future::join_all(slots).await;
-        started.elapsed().mul_f64(iters as f64 / (per_slot * in_flight) as f64)
+        started
+            .elapsed()
+            .mul_f64(iters as f64 / (per_slot * in_flight) as f64)
     }
 }
 
@@ -178,7 +205,9 @@ async fn http_ours(hub: Hub, json_response: bool) -> HttpTarget {
     let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
         .with_sessions(false)
         .with_json_response(json_response);
-    let server = toolrouter::serve_http(hub, ServerOptions::default(), options).await.unwrap();
+    let server = toolrouter::serve_http(hub, ServerOptions::default(), options)
+        .await
+        .unwrap();
     let target = HttpTarget::new(server.local_addr());
     std::mem::forget(server);
     target
@@ -190,14 +219,21 @@ async fn http_rmcp(json_response: bool) -> HttpTarget {
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(json_response);
-    let service = StreamableHttpService::new(|| Ok(RmcpEcho), Arc::new(LocalSessionManager::default()), config);
+    let service = StreamableHttpService::new(
+        || Ok(RmcpEcho),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
     let router = axum::Router::new().route_service("/mcp", service);
     tokio::spawn(async move { axum::serve(listener, router).await });
     HttpTarget::new(addr)
 }
 
 fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let mut group = c.benchmark_group("server_only");
     let mut ours = rt.block_on(raw_client_ours(hub()));
     let mut rmcp = rt.block_on(raw_client(RmcpEcho));
@@ -211,9 +247,15 @@ fn bench(c: &mut Criterion) {
     }
     let targets = rt.block_on(async {
         [
-            ("http_json_stateless/toolrouter", http_ours(hub(), true).await),
+            (
+                "http_json_stateless/toolrouter",
+                http_ours(hub(), true).await,
+            ),
             ("http_json_stateless/rmcp_echo", http_rmcp(true).await),
-            ("http_sse_stateless/toolrouter", http_ours(hub(), false).await),
+            (
+                "http_sse_stateless/toolrouter",
+                http_ours(hub(), false).await,
+            ),
             ("http_sse_stateless/rmcp_echo", http_rmcp(false).await),
         ]
     });

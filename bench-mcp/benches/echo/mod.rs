@@ -32,9 +32,10 @@ pub fn echo_result(args: &JsonObject) -> CallToolResult {
 pub fn hub() -> Hub {
     let hub = Hub::new();
     hub.registry()
-        .register_fn(Tool::new("echo", "echoes its text", schema()), |args, _| async move {
-            Ok(echo_result(&args))
-        })
+        .register_fn(
+            Tool::new("echo", "echoes its text", schema()),
+            |args, _| async move { Ok(echo_result(&args)) },
+        )
         .unwrap();
     hub
 }
@@ -53,7 +54,11 @@ impl ServerHandler for RmcpEcho {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![Tool::new("echo", "echoes its text", schema())]))
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "echo",
+            "echoes its text",
+            schema(),
+        )]))
     }
 
     async fn call_tool(
@@ -64,4 +69,3 @@ impl ServerHandler for RmcpEcho {
         Ok(echo_result(&request.arguments.unwrap_or_default()).into())
     }
 }
-
