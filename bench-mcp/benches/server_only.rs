@@ -10,6 +10,14 @@
 //! connection per call (`connect`, what rmcp's own client does: its default
 //! reqwest client keeps no idle connections).
 //!
+//! The `*_process` rows run each server in a process of its own
+//! (`echo_http_server`, this crate's binary), as a deployed server runs; the
+//! other HTTP rows share the bench's runtime with the client. Two floors run
+//! beside them: `floor`, a bare tokio loop answering each request with a fixed
+//! reply (the loopback round trip and the runtime's wake-ups, nothing else),
+//! and `floor_hyper`, hyper's HTTP/1 server reading the body and sending the
+//! same fixed reply (what any server on rmcp's HTTP stack costs at least).
+//!
 //! `cargo bench --bench server_only -- --warm-up-time 1 --measurement-time 3`
 #![allow(clippy::unwrap_used)]
 
@@ -229,6 +237,25 @@ async fn http_rmcp(json_response: bool) -> HttpTarget {
     HttpTarget::new(addr)
 }
 
+/// A server in a process of its own (`echo_http_server`), as deployed; the
+/// child ends when its stdin closes, that is when the bench process exits.
+fn http_process(server: &str, reply: &str) -> HttpTarget {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_echo_http_server"))
+        .args([server, reply])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let target = HttpTarget::new(line.trim().parse().unwrap());
+    std::mem::forget(child);
+    target
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -257,6 +284,30 @@ fn bench(c: &mut Criterion) {
                 http_ours(hub(), false).await,
             ),
             ("http_sse_stateless/rmcp_echo", http_rmcp(false).await),
+            (
+                "http_json_stateless_process/floor",
+                http_process("floor", "json"),
+            ),
+            (
+                "http_json_stateless_process/floor_hyper",
+                http_process("floor_hyper", "json"),
+            ),
+            (
+                "http_json_stateless_process/toolrouter",
+                http_process("toolrouter", "json"),
+            ),
+            (
+                "http_json_stateless_process/rmcp_echo",
+                http_process("rmcp", "json"),
+            ),
+            (
+                "http_sse_stateless_process/toolrouter",
+                http_process("toolrouter", "sse"),
+            ),
+            (
+                "http_sse_stateless_process/rmcp_echo",
+                http_process("rmcp", "sse"),
+            ),
         ]
     });
     for keepalive in [true, false] {

@@ -1,0 +1,169 @@
+//! A stateless Streamable HTTP server answering the benches' `echo` tool in a
+//! process of its own, as a deployed server runs: `echo_http_server
+//! toolrouter|rmcp json|sse`. It binds 127.0.0.1 on a free port, prints the
+//! address on stdout, and serves until its stdin closes.
+#![allow(clippy::unwrap_used)]
+
+#[path = "../../benches/echo/mod.rs"]
+mod echo;
+
+use std::sync::Arc;
+
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use toolrouter::{HttpOptions, ServerOptions};
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [server, reply] = args.as_slice() else {
+        panic!("usage: echo_http_server toolrouter|rmcp json|sse");
+    };
+    let json_response = match reply.as_str() {
+        "json" => true,
+        "sse" => false,
+        other => panic!("unknown reply mode {other}"),
+    };
+    let addr = match server.as_str() {
+        "toolrouter" => {
+            let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
+                .with_sessions(false)
+                .with_json_response(json_response);
+            let server = toolrouter::serve_http(echo::hub(), ServerOptions::default(), options)
+                .await
+                .unwrap();
+            let addr = server.local_addr();
+            std::mem::forget(server);
+            addr
+        }
+        "rmcp" => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let config = StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(false)
+                .with_json_response(json_response);
+            let service = StreamableHttpService::new(
+                || Ok(echo::RmcpEcho),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+            let router = axum::Router::new().route_service("/mcp", service);
+            tokio::spawn(async move { axum::serve(listener, router).await });
+            addr
+        }
+        "floor" => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tokio::spawn(floor(listener, json_response));
+            addr
+        }
+        "floor_hyper" => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tokio::spawn(floor_hyper(listener, json_response));
+            addr
+        }
+        other => panic!("unknown server {other}"),
+    };
+    println!("{addr}");
+    let mut sink = Vec::new();
+    let _ = tokio::io::stdin().read_to_end(&mut sink).await;
+}
+
+/// The floor: no MCP, no HTTP framework. Each request (headers and a sized
+/// body) is answered with a fixed reply shaped like a `tools/call` result, so
+/// what is left is the loopback round trip and the runtime's wake-ups.
+async fn floor(listener: tokio::net::TcpListener, json_response: bool) {
+    let (content_type, body) = fixed_reply(json_response);
+    let reply = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let reply: Arc<[u8]> = reply.into_bytes().into();
+    loop {
+        let Ok((mut stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let reply = reply.clone();
+        tokio::spawn(async move {
+            let mut buf = Vec::with_capacity(4096);
+            loop {
+                let mut chunk = [0u8; 4096];
+                let Ok(n) = stream.read(&mut chunk).await else {
+                    return;
+                };
+                if n == 0 {
+                    return;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                while let Some(len) = request_len(&buf) {
+                    buf.drain(..len);
+                    if stream.write_all(&reply).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// The length of the whole request at the start of `buf`, once it is there.
+fn request_len(buf: &[u8]) -> Option<usize> {
+    let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = std::str::from_utf8(&buf[..head_end])
+        .ok()?
+        .to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    (buf.len() >= head_end + length).then_some(head_end + length)
+}
+
+/// The content type and body of a `tools/call` result as the servers send it.
+fn fixed_reply(json_response: bool) -> (&'static str, String) {
+    let body = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}],"isError":false}}"#;
+    if json_response {
+        ("application/json", body.to_owned())
+    } else {
+        ("text/event-stream", format!("data: {body}\n\n"))
+    }
+}
+
+/// The floor of hyper's HTTP/1 server alone: each request's body is read and
+/// the fixed reply sent.
+async fn floor_hyper(listener: tokio::net::TcpListener, json_response: bool) {
+    use http_body_util::BodyExt as _;
+    let (content_type, body) = fixed_reply(json_response);
+    let body = axum::body::Bytes::from(body);
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let body = body.clone();
+        let service =
+            hyper::service::service_fn(move |request: http::Request<hyper::body::Incoming>| {
+                let body = body.clone();
+                async move {
+                    let request = request.into_body().collect().await?.to_bytes();
+                    assert!(!request.is_empty());
+                    let mut response = http::Response::new(http_body_util::Full::new(body));
+                    response.headers_mut().insert(
+                        http::header::CONTENT_TYPE,
+                        http::HeaderValue::from_static(content_type),
+                    );
+                    Ok::<_, hyper::Error>(response)
+                }
+            });
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
