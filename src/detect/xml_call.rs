@@ -539,10 +539,12 @@ impl Entry {
                             format!("unexpected text inside `{}`", self.name),
                         );
                     }
+                    // Input that ends inside a tag needs more; at the end of the
+                    // stream that makes the call unfinished, not invalid.
                     match starts(&bytes[j..], self.close.as_bytes()) {
                         Some(true) => return EntryStep::Ended(j + self.close.len()),
-                        None if !eof => return EntryStep::NeedMore(j),
-                        _ => {}
+                        None => return EntryStep::NeedMore(j),
+                        Some(false) => {}
                     }
                     match param_open(spec.param, &input[j..]) {
                         Open::Match(name, len) => {
@@ -551,8 +553,8 @@ impl Entry {
                             self.state = EntryState::Value { fresh: true };
                             i = j + len;
                         }
-                        Open::NeedMore if !eof => return EntryStep::NeedMore(j),
-                        _ => {
+                        Open::NeedMore => return EntryStep::NeedMore(j),
+                        Open::NoMatch => {
                             return EntryStep::Invalid(
                                 j,
                                 format!("unexpected tag inside `{}`", self.name),

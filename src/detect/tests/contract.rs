@@ -57,6 +57,13 @@ fn unfinished_call_comes_back_as_text() {
         "<tool_call>{\"name\":\"read_file\",\"arguments\":{\"path\":\"a",
         "<function_calls><invoke name=\"ls\">",
         "<tool_call><function=read_file><parameter=path>x</parameter>",
+        // Cut inside a parameter's tag or the end tag: unfinished, not invalid.
+        "<read_file><pa",
+        "<read_file>\n<",
+        "<read_file><path>a</path></read_f",
+        "<tool_call><function=read_file><param",
+        "<tool_call><function=read_file><parameter=path>x</parameter></func",
+        "<function_calls><invoke name=\"ls\"><para",
     ] {
         check_calls(input, expect(input, &[], &[Unfinished]));
     }
