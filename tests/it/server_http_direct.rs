@@ -1,8 +1,8 @@
 //! The stateless Streamable HTTP direct path for `tools/call`: results, errors
 //! and refusals compared request by request with rmcp's own
 //! `StreamableHttpService` serving the same hub (the reference), notifications
-//! written before the result, an open stream for a call still running, and the
-//! rmcp client over both reply kinds.
+//! written before the result, an open stream for a call still running, a client
+//! going away cancelling its call, and the rmcp client over both reply kinds.
 #![allow(clippy::unwrap_used)]
 #![allow(deprecated)]
 
@@ -607,4 +607,81 @@ async fn the_bearer_token_guards_the_direct_path_too() {
     .await
     .unwrap();
     server.shutdown().await.unwrap();
+}
+
+/// A client that goes away before its reply cancels the call, whether the
+/// reply was still held back (JSON) or already streaming (SSE, after a
+/// progress event): the handler sees its call cancelled and stops.
+#[tokio::test]
+async fn a_client_that_goes_away_cancels_its_call() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    /// Reports, when the handler's future is dropped, whether its call had
+    /// been cancelled by then.
+    struct OnDrop(toolrouter::ToolContext, mpsc::UnboundedSender<bool>);
+    impl Drop for OnDrop {
+        fn drop(&mut self) {
+            let _ = self.1.send(self.0.is_cancelled());
+        }
+    }
+
+    let (started_tx, mut started) = mpsc::unbounded_channel::<()>();
+    let (stopped_tx, mut stopped) = mpsc::unbounded_channel::<bool>();
+    let hub = Hub::new();
+    hub.registry()
+        .register_fn(
+            Tool::new(
+                "watched",
+                "waits until cancelled",
+                Arc::new(object(json!({ "type": "object" }))),
+            ),
+            move |_, ctx: toolrouter::ToolContext| {
+                let (started_tx, stopped_tx) = (started_tx.clone(), stopped_tx.clone());
+                async move {
+                    let _guard = OnDrop(ctx.clone(), stopped_tx);
+                    ctx.progress(1.0, None, Some("started".to_owned())).await;
+                    let _ = started_tx.send(());
+                    ctx.cancelled().await;
+                    Ok::<_, ToolError>(CallToolResult::success(vec![]))
+                }
+            },
+        )
+        .unwrap();
+    for json_response in [true, false] {
+        let server = ours(&hub, json_response).await;
+        tokio::time::timeout(LIMIT, async {
+            // With a progress token the reply streams from the first event; without
+            // one (and with JSON replies on) nothing is written until the result.
+            let mut params = json!({ "name": "watched", "arguments": {} });
+            if !json_response {
+                params["_meta"] = json!({ "progressToken": 1 });
+            }
+            let body = json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params })
+                .to_string();
+            let addr = server.local_addr();
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: {ACCEPT_BOTH}\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+            stream.write_all(request.as_bytes()).await.unwrap();
+            started.recv().await.unwrap();
+            if !json_response {
+                // The reply is streaming: its progress event has been written.
+                let mut seen = Vec::new();
+                while !String::from_utf8_lossy(&seen).contains("notifications/progress") {
+                    let mut chunk = [0u8; 1024];
+                    let n = stream.read(&mut chunk).await.unwrap();
+                    assert!(n > 0, "{}", String::from_utf8_lossy(&seen));
+                    seen.extend_from_slice(&chunk[..n]);
+                }
+            }
+            drop(stream);
+            let was_cancelled = stopped.recv().await.expect("the handler stopped");
+            assert!(was_cancelled, "json_response {json_response}: the call was cancelled");
+        })
+        .await
+        .unwrap();
+        server.shutdown().await.unwrap();
+    }
 }
