@@ -12,20 +12,17 @@
 
 mod echo;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use echo::{RmcpEcho, hub};
+use echo::{RmcpEcho, hub, rmcp_http, toolrouter_http};
 use rmcp::ServiceExt as _;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
-use toolrouter::{HttpOptions, ServerOptions, ToolCall, WireFormat};
+use toolrouter::{ServerOptions, ToolCall, WireFormat};
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -67,22 +64,6 @@ async fn http_client(url: String) -> Client {
         .unwrap()
 }
 
-async fn rmcp_http(json_response: bool, sessions: bool) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(sessions)
-        .with_json_response(json_response);
-    let service = StreamableHttpService::new(
-        || Ok(RmcpEcho),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let router = axum::Router::new().route_service("/mcp", service);
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    format!("http://{addr}/mcp")
-}
-
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -115,42 +96,20 @@ fn bench(c: &mut Criterion) {
         ServerOptions::default(),
     )));
     let rmcp_pipe = rt.block_on(pipe_client(RmcpEcho));
+    let url = |addr: std::net::SocketAddr| format!("http://{addr}/mcp");
     let ours_sse = rt.block_on(async {
-        let server = toolrouter::serve_http(
-            hub.clone(),
-            ServerOptions::default(),
-            HttpOptions::new("127.0.0.1:0".parse().unwrap()),
-        )
-        .await
-        .unwrap();
-        let url = server.url();
-        std::mem::forget(server);
-        http_client(url).await
+        http_client(url(toolrouter_http(hub.clone(), false, true).await)).await
     });
     let ours_json = rt.block_on(async {
-        let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
-            .with_sessions(false)
-            .with_json_response(true);
-        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), options)
-            .await
-            .unwrap();
-        let url = server.url();
-        std::mem::forget(server);
-        http_client(url).await
+        http_client(url(toolrouter_http(hub.clone(), true, false).await)).await
     });
     let ours_sse_stateless = rt.block_on(async {
-        let options = HttpOptions::new("127.0.0.1:0".parse().unwrap()).with_sessions(false);
-        let server = toolrouter::serve_http(hub.clone(), ServerOptions::default(), options)
-            .await
-            .unwrap();
-        let url = server.url();
-        std::mem::forget(server);
-        http_client(url).await
+        http_client(url(toolrouter_http(hub.clone(), false, false).await)).await
     });
-    let rmcp_sse = rt.block_on(async { http_client(rmcp_http(false, true).await).await });
-    let rmcp_json = rt.block_on(async { http_client(rmcp_http(true, false).await).await });
+    let rmcp_sse = rt.block_on(async { http_client(url(rmcp_http(false, true).await)).await });
+    let rmcp_json = rt.block_on(async { http_client(url(rmcp_http(true, false).await)).await });
     let rmcp_sse_stateless =
-        rt.block_on(async { http_client(rmcp_http(false, false).await).await });
+        rt.block_on(async { http_client(url(rmcp_http(false, false).await)).await });
 
     for in_flight in [1usize, 16] {
         for (name, client) in [

@@ -27,17 +27,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use echo::{RmcpEcho, hub};
+use echo::{RmcpEcho, hub, rmcp_http, toolrouter_http};
 use rmcp::ServiceExt as _;
 use rmcp::handler::server::ServerHandler;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{
     AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf,
     WriteHalf,
 };
 use tokio::net::TcpStream;
-use toolrouter::{HttpOptions, Hub, ServerOptions};
+use toolrouter::{Hub, ServerOptions};
 
 struct RawClient {
     read: BufReader<ReadHalf<DuplexStream>>,
@@ -209,34 +207,6 @@ fn reply_complete(buf: &[u8]) -> bool {
     buf.ends_with(b"\r\n0\r\n\r\n")
 }
 
-async fn http_ours(hub: Hub, json_response: bool) -> HttpTarget {
-    let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
-        .with_sessions(false)
-        .with_json_response(json_response);
-    let server = toolrouter::serve_http(hub, ServerOptions::default(), options)
-        .await
-        .unwrap();
-    let target = HttpTarget::new(server.local_addr());
-    std::mem::forget(server);
-    target
-}
-
-async fn http_rmcp(json_response: bool) -> HttpTarget {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
-        .with_json_response(json_response);
-    let service = StreamableHttpService::new(
-        || Ok(RmcpEcho),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let router = axum::Router::new().route_service("/mcp", service);
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    HttpTarget::new(addr)
-}
-
 /// A server in a process of its own (`echo_http_server`), as deployed; the
 /// child ends when its stdin closes, that is when the bench process exits.
 fn http_process(server: &str, reply: &str) -> HttpTarget {
@@ -276,14 +246,20 @@ fn bench(c: &mut Criterion) {
         [
             (
                 "http_json_stateless/toolrouter",
-                http_ours(hub(), true).await,
+                HttpTarget::new(toolrouter_http(hub(), true, false).await),
             ),
-            ("http_json_stateless/rmcp_echo", http_rmcp(true).await),
+            (
+                "http_json_stateless/rmcp_echo",
+                HttpTarget::new(rmcp_http(true, false).await),
+            ),
             (
                 "http_sse_stateless/toolrouter",
-                http_ours(hub(), false).await,
+                HttpTarget::new(toolrouter_http(hub(), false, false).await),
             ),
-            ("http_sse_stateless/rmcp_echo", http_rmcp(false).await),
+            (
+                "http_sse_stateless/rmcp_echo",
+                HttpTarget::new(rmcp_http(false, false).await),
+            ),
             (
                 "http_json_stateless_process/floor",
                 http_process("floor", "json"),

@@ -1,6 +1,6 @@
 //! A stateless Streamable HTTP server answering the benches' `echo` tool in a
 //! process of its own, as a deployed server runs: `echo_http_server
-//! toolrouter|rmcp json|sse`. It binds 127.0.0.1 on a free port, prints the
+//! toolrouter|rmcp|floor|floor_hyper json|sse`. It binds 127.0.0.1 on a free port, prints the
 //! address on stdout, and serves until its stdin closes.
 #![allow(clippy::unwrap_used)]
 
@@ -9,16 +9,13 @@ mod echo;
 
 use std::sync::Arc;
 
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use toolrouter::{HttpOptions, ServerOptions};
 
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [server, reply] = args.as_slice() else {
-        panic!("usage: echo_http_server toolrouter|rmcp json|sse");
+        panic!("usage: echo_http_server toolrouter|rmcp|floor|floor_hyper json|sse");
     };
     let json_response = match reply.as_str() {
         "json" => true,
@@ -26,32 +23,8 @@ async fn main() {
         other => panic!("unknown reply mode {other}"),
     };
     let addr = match server.as_str() {
-        "toolrouter" => {
-            let options = HttpOptions::new("127.0.0.1:0".parse().unwrap())
-                .with_sessions(false)
-                .with_json_response(json_response);
-            let server = toolrouter::serve_http(echo::hub(), ServerOptions::default(), options)
-                .await
-                .unwrap();
-            let addr = server.local_addr();
-            std::mem::forget(server);
-            addr
-        }
-        "rmcp" => {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap();
-            let config = StreamableHttpServerConfig::default()
-                .with_legacy_session_mode(false)
-                .with_json_response(json_response);
-            let service = StreamableHttpService::new(
-                || Ok(echo::RmcpEcho),
-                Arc::new(LocalSessionManager::default()),
-                config,
-            );
-            let router = axum::Router::new().route_service("/mcp", service);
-            tokio::spawn(async move { axum::serve(listener, router).await });
-            addr
-        }
+        "toolrouter" => echo::toolrouter_http(echo::hub(), json_response, false).await,
+        "rmcp" => echo::rmcp_http(json_response, false).await,
         "floor" => {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
