@@ -57,8 +57,9 @@ use bytes::Bytes;
 use http::header::{ACCEPT, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, HeaderName, Method, Request, StatusCode};
 use rmcp::model::{
-    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, GetExtensions as _, GetMeta as _,
-    Implementation, InitializeRequestParams, JsonRpcRequest, ProtocolVersion, ServerJsonRpcMessage,
+    CallToolRequest, ClientCapabilities, ClientJsonRpcMessage, ClientRequest, GetExtensions as _,
+    GetMeta as _, Implementation, InitializeRequestParams, JsonRpcMessage, JsonRpcRequest,
+    ProtocolVersion, ServerJsonRpcMessage,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer, RunningService, Service as _};
 use rmcp::transport::Transport;
@@ -459,12 +460,22 @@ fn content_type_is_json(headers: &HeaderMap) -> bool {
 fn parse_call(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
     // Most requests that are not calls never reach the JSON parser.
     memchr::memmem::find(body, b"\"tools/call\"")?;
-    let ClientJsonRpcMessage::Request(request) = serde_json::from_slice(body).ok()? else {
+    // rmcp's message parse with the request type narrowed to `tools/call`: the
+    // same shape check and the same request and `_meta` handling, without the
+    // thirteen request types that `ClientRequest` (an untagged union) tries
+    // and fails before it reaches `CallToolRequest` (measured: a third of the
+    // server's user-space time per call). A body that does not parse this way
+    // (another method, bad params) goes to rmcp as it is.
+    let JsonRpcMessage::Request(request) =
+        serde_json::from_slice::<JsonRpcMessage<CallToolRequest>>(body).ok()?
+    else {
         return None;
     };
-    if !matches!(request.request, ClientRequest::CallToolRequest(_)) {
-        return None;
-    }
+    let request = JsonRpcRequest {
+        jsonrpc: request.jsonrpc,
+        id: request.id,
+        request: ClientRequest::CallToolRequest(request.request),
+    };
     let meta = request.request.get_meta();
     if meta.protocol_version().is_some() {
         return None;

@@ -315,6 +315,46 @@ fn cases(port: u16) -> Vec<(&'static str, Post)> {
                 "params": { "name": "work", "arguments": {}, "_meta": { "progressToken": "p" } }
             }))
         }),
+        // Bodies that mention `tools/call` but are not plain calls.
+        (
+            "call without a name",
+            Post::body(json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {} })),
+        ),
+        (
+            "call without params",
+            Post::body(json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/call" })),
+        ),
+        (
+            "call with a result beside its method",
+            Post::body(json!({
+                "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                "params": { "name": "echo", "arguments": { "text": "hi" } }, "result": {}
+            })),
+        ),
+        (
+            "call of JSON-RPC 1.0",
+            Post::body(json!({
+                "jsonrpc": "1.0", "id": 4, "method": "tools/call",
+                "params": { "name": "echo", "arguments": { "text": "hi" } }
+            })),
+        ),
+        (
+            "ping naming tools/call in its meta",
+            Post::body(json!({
+                "jsonrpc": "2.0", "id": 4, "method": "ping",
+                "params": { "_meta": { "note": "tools/call" } }
+            })),
+        ),
+        (
+            "call with other meta and unknown fields",
+            Post::body(json!({
+                "jsonrpc": "2.0", "id": 4, "method": "tools/call", "extra": true,
+                "params": {
+                    "name": "echo", "arguments": { "text": "meta" }, "more": 1,
+                    "_meta": { "progressToken": 5, "vendor/x": "y" }
+                }
+            })),
+        ),
     ]
 }
 

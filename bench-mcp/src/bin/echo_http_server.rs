@@ -1,7 +1,8 @@
 //! A stateless Streamable HTTP server answering the benches' `echo` tool in a
 //! process of its own, as a deployed server runs: `echo_http_server
 //! toolrouter|rmcp|floor|floor_hyper json|sse`. It binds 127.0.0.1 on a free port, prints the
-//! address on stdout, and serves until its stdin closes.
+//! address on stdout, and serves until its stdin closes. `ECHO_RUNTIME=current_thread`
+//! runs it on one thread instead of tokio's multi-threaded runtime.
 #![allow(clippy::unwrap_used)]
 
 #[path = "../../benches/echo/mod.rs"]
@@ -11,8 +12,17 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // `ECHO_RUNTIME=current_thread` runs the server on one thread; the default
+    // is tokio's multi-threaded runtime with a worker per CPU.
+    let mut runtime = match std::env::var("ECHO_RUNTIME").as_deref() {
+        Ok("current_thread") => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    runtime.enable_all().build().unwrap().block_on(serve());
+}
+
+async fn serve() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [server, reply] = args.as_slice() else {
         panic!("usage: echo_http_server toolrouter|rmcp|floor|floor_hyper json|sse");
