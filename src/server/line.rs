@@ -28,8 +28,8 @@ use std::time::Duration;
 
 use bytes::{Buf as _, BytesMut};
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions as _, GetMeta as _,
-    JsonRpcRequest, RequestId, ServerJsonRpcMessage,
+    CallToolRequest, ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions as _,
+    GetMeta as _, JsonRpcMessage, JsonRpcRequest, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer, Service as _};
 use rmcp::transport::Transport;
@@ -234,12 +234,23 @@ impl Front {
             let body = line.strip_suffix(b"\n").unwrap_or(line);
             let body = body.strip_suffix(b"\r").unwrap_or(body);
             let body = body.strip_prefix(UTF8_BOM).unwrap_or(body);
-            match serde_json::from_slice::<ClientJsonRpcMessage>(body) {
-                Ok(ClientJsonRpcMessage::Request(request)) if direct_path(peer, &request) => {
-                    self.call(peer, request, alone, calls);
-                    return true;
+            // rmcp's message parse with requests narrowed to `tools/call`: the
+            // same shape check and request handling, without the thirteen
+            // request types `ClientRequest` (an untagged union) tries and fails
+            // first. Other requests fail this parse and are relayed to rmcp.
+            match serde_json::from_slice::<CallOrNotification>(body) {
+                Ok(JsonRpcMessage::Request(request)) => {
+                    let request = JsonRpcRequest {
+                        jsonrpc: request.jsonrpc,
+                        id: request.id,
+                        request: ClientRequest::CallToolRequest(request.request),
+                    };
+                    if direct_path(peer, &request) {
+                        self.call(peer, request, alone, calls);
+                        return true;
+                    }
                 }
-                Ok(ClientJsonRpcMessage::Notification(notification)) => {
+                Ok(JsonRpcMessage::Notification(notification)) => {
                     if let ClientNotification::CancelledNotification(cancelled) =
                         &notification.notification
                         && let Some(id) = &cancelled.params.request_id
@@ -319,6 +330,11 @@ impl Front {
         calls.spawn(call);
     }
 }
+
+/// What the reader needs to recognise in a line: a `tools/call` request or a
+/// notification (responses are parsed but not looked at).
+type CallOrNotification =
+    JsonRpcMessage<CallToolRequest, serde::de::IgnoredAny, ClientNotification>;
 
 /// A `tools/call` takes the direct path once the session did the `initialize`
 /// handshake, unless it names a protocol version other than the session's own

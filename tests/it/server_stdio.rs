@@ -121,11 +121,12 @@ async fn notifications_arrive_before_the_reply_of_the_call_that_sent_them() {
     tokio::time::timeout(LIMIT, async {
         let result = call(&client, "work", json!({})).await;
         assert_eq!(text_of(&result), "worked");
-        // The client runs its handlers in tasks of their own, so only the set
-        // is checked here; the wire order is checked with a raw client below.
+        // The client runs its handlers in tasks of their own, so they may
+        // still be running when the call returns, and only the set is checked
+        // here; the wire order is checked with a raw client below.
         let mut seen = Vec::new();
-        while let Ok(event) = events.try_recv() {
-            seen.push(event);
+        while seen.len() < 3 {
+            seen.push(events.recv().await.expect("the client is still connected"));
         }
         seen.sort();
         assert_eq!(seen, ["log \"starting\"", "progress 1", "progress 2"]);
@@ -356,7 +357,8 @@ async fn the_direct_path_answers_what_rmcp_answers() {
     let hub = hub();
     // One call per line, each answered before the next is sent: valid calls,
     // an unknown tool, arguments of the wrong type, a call naming its own
-    // protocol version (the session's, and another one), and a progress token.
+    // protocol version (the session's, and another one), a progress token, and
+    // lines that mention `tools/call` without being plain calls.
     let calls = [
         echo_line(1, "plain"),
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#.to_owned(),
@@ -364,6 +366,11 @@ async fn the_direct_path_answers_what_rmcp_answers() {
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"v"},"_meta":{"io.modelcontextprotocol/protocolVersion":"VERSION"}}}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"w"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2024-11-05"}}}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"work","_meta":{"progressToken":"p"}}}"#.to_owned(),
+        // Lines that are not plain calls (rmcp's loop answers them either way).
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"_meta":{"note":"tools/call"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","extra":true,"params":{"name":"echo","arguments":{"text":"x"},"more":1,"_meta":{"progressToken":5,"vendor/x":"y"}}}"#.to_owned(),
     ];
     tokio::time::timeout(LIMIT, async {
         // (A 2026-07-28 client does not `initialize`: its requests carry their
@@ -392,6 +399,42 @@ async fn the_direct_path_answers_what_rmcp_answers() {
                 "the notifications of `work` were seen"
             );
         }
+    })
+    .await
+    .unwrap();
+}
+
+/// Lines rmcp does not take for a request (a `result` beside the method, a
+/// JSON-RPC version other than 2.0) are not calls on the direct path either:
+/// both paths answer them as rmcp's loop does. A `ping` after them (relayed
+/// to rmcp in order on both paths) marks the end of what they caused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_that_are_not_requests_are_not_answered_as_calls() {
+    let hub = hub();
+    tokio::time::timeout(LIMIT, async {
+        let mut transcripts = Vec::new();
+        for direct in [true, false] {
+            let mut raw = Raw::start_with(&hub, direct, "2025-11-25").await;
+            raw.send(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"text":"r"}},"result":{}}"#).await;
+            raw.send(r#"{"jsonrpc":"1.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"text":"j"}}}"#).await;
+            raw.send(r#"{"jsonrpc":"2.0","id":11,"method":"ping"}"#).await;
+            let mut transcript = Vec::new();
+            loop {
+                let reply = raw.recv().await;
+                let done = reply["id"] == 11;
+                transcript.push(reply);
+                if done {
+                    break;
+                }
+            }
+            transcripts.push(transcript);
+        }
+        assert_eq!(transcripts[0], transcripts[1]);
+        assert!(
+            transcripts[0].iter().all(|reply| reply.get("result").is_none() || reply["id"] == 11),
+            "{:?}",
+            transcripts[0]
+        );
     })
     .await
     .unwrap();
