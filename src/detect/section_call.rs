@@ -24,6 +24,8 @@ use super::xml_call::starts;
 /// The longest header (between the call's begin token and its arguments).
 const MAX_HEADER: usize = 512;
 
+const TOO_LONG: &str = "the call's header is too long";
+
 /// What stands between a call's begin token and its arguments object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Header {
@@ -127,7 +129,7 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
     // call as unfinished), unless the header is already too long.
     let more = |n: usize| {
         if n > MAX_HEADER {
-            Err("the call's header is too long".to_owned())
+            Err(TOO_LONG.to_owned())
         } else {
             Ok(None)
         }
@@ -325,9 +327,18 @@ impl CallParser for SectionParser {
                 }
                 State::Header { start } => {
                     let start = *start;
+                    // The length limit depends on the header alone, not on where
+                    // the deltas were cut: a header still open past the limit and
+                    // a whole header longer than it are both too long.
                     match read_header(spec.header, &input[i..]) {
                         Err(message) => {
                             return Parsed::abandon(i, DiagnosticKind::Invalid, message);
+                        }
+                        Ok(None) if input.len() - i > MAX_HEADER => {
+                            return Parsed::abandon(i, DiagnosticKind::Invalid, TOO_LONG);
+                        }
+                        Ok(Some(h)) if h.len > MAX_HEADER => {
+                            return Parsed::abandon(i, DiagnosticKind::Invalid, TOO_LONG);
                         }
                         Ok(None) => return Parsed::need_more(i),
                         Ok(Some(h)) => {

@@ -116,3 +116,35 @@ fn fuzz_crash_6() {
     agree(&input, usize::from(data[0] % 17) + 1);
     agree(&input, 1);
 }
+
+/// Found by the auto-detection fuzz target in a 10-minute run: a Kimi K2 call
+/// header just over the length limit was too long when the deltas cut it
+/// inside `<|tool_call_argument_begin|>` (the text held so far was measured)
+/// but unfinished when the whole header arrived at once (a complete header was
+/// not measured). The limit now applies to the header alone.
+#[test]
+fn fuzz_crash_7_header_limit_independent_of_cuts() {
+    let data = include_bytes!("fuzz_crash_7.bin");
+    let found = String::from_utf8_lossy(&data[1..]);
+    agree(&found, usize::from(data[0] % 17) + 1);
+    let section = "<|tool_calls_section_begin|><|tool_call_begin|>";
+    // The header: `functions.` + name + `:0` + the argument token (40 bytes
+    // besides the name), then the stream ends before the arguments. 512 bytes
+    // is the limit.
+    for (name_len, kind) in [
+        (460, DiagnosticKind::Unfinished),
+        (472, DiagnosticKind::Unfinished),
+        (473, DiagnosticKind::Invalid),
+        (520, DiagnosticKind::Invalid),
+    ] {
+        let input = format!(
+            "{section}functions.{}:0<|tool_call_argument_begin|>",
+            "x".repeat(name_len)
+        );
+        let (whole, _) = run_pieces(&[&input], DetectConfig::default());
+        assert_eq!(whole.malformed, [kind], "name of {name_len} bytes");
+        for step in [1, 4, 7, 64] {
+            agree(&input, step);
+        }
+    }
+}
