@@ -164,6 +164,12 @@ impl CallParser for PyListParser {
                         .take_while(|&&b| b.is_ascii_whitespace() || (lines && b == b','))
                         .count();
                     let j = i + ws;
+                    if lines && self.entries > 0 && ws > MAX_TAG_GAP {
+                        // A longer run ends the block before it, whatever follows:
+                        // the run alone decides, so where the deltas were cut (and
+                        // how much of the run was held) never matters.
+                        return self.done(i, sink);
+                    }
                     let Some(&b) = bytes.get(j) else {
                         if eof && !self.spec.bracketed && self.entries > 0 {
                             // The block lacks only its closing wrapper.

@@ -148,3 +148,38 @@ fn fuzz_crash_7_header_limit_independent_of_cuts() {
         }
     }
 }
+
+/// Found by the dialects fuzz target in a 10-minute run: in an Olmo 3 block,
+/// whitespace after a call longer than the held run (64 bytes) went into the
+/// call region when the deltas ended inside it, but stayed text when the text
+/// after it arrived in the same delta. A run that long now ends the block
+/// before it, whatever follows.
+#[test]
+fn fuzz_crash_8_long_whitespace_after_a_block_call() {
+    let every = || DetectConfig::default().with_formats(crate::detect::text_formats());
+    let data = include_bytes!("fuzz_crash_8.bin");
+    let found = String::from_utf8_lossy(&data[1..]);
+    agree_with(&found, usize::from(data[0] % 17) + 1, every());
+    for (gap, ends) in [(64, false), (65, true)] {
+        let input = format!(
+            "<function_calls>ls()\n{}get_weather(city=\"Oslo\")</function_calls> ok",
+            " ".repeat(gap - 1)
+        );
+        let (whole, _) = run_pieces(&[&input], every());
+        if ends {
+            // The block ends after `ls()`; the rest is text.
+            assert_eq!(whole.calls.len(), 1, "gap {gap}");
+            assert_eq!(
+                whole.text,
+                input["<function_calls>ls()".len()..],
+                "gap {gap}"
+            );
+        } else {
+            assert_eq!(whole.calls.len(), 2, "gap {gap}");
+            assert_eq!(whole.text, " ok", "gap {gap}");
+        }
+        for step in [1, 4, 7, 64] {
+            agree_with(&input, step, every());
+        }
+    }
+}
