@@ -463,9 +463,9 @@ fn parse_call(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
     // rmcp's message parse with the request type narrowed to `tools/call`: the
     // same shape check and the same request and `_meta` handling, without the
     // thirteen request types that `ClientRequest` (an untagged union) tries
-    // and fails before it reaches `CallToolRequest` (measured: a third of the
-    // server's user-space time per call). A body that does not parse this way
-    // (another method, bad params) goes to rmcp as it is.
+    // and fails before it reaches `CallToolRequest` (measured: the server's CPU
+    // per call fell 12-18 %). A body that does not parse this way (another
+    // method, bad params) goes to rmcp as it is.
     let JsonRpcMessage::Request(request) =
         serde_json::from_slice::<JsonRpcMessage<CallToolRequest>>(body).ok()?
     else {
