@@ -91,10 +91,19 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    let ours_pipe = rt.block_on(pipe_client(toolrouter::McpServer::new(
-        hub.clone(),
-        ServerOptions::default(),
-    )));
+    // Our stdio server as `toolrouter serve --stdio` runs it (`serve_io`: its
+    // own line reader and direct path), not `McpServer` under rmcp's loop.
+    let ours_pipe = rt.block_on(async {
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            let (read, write) = tokio::io::split(server_io);
+            toolrouter::serve_io(hub, ServerOptions::default(), read, write)
+                .await
+                .unwrap();
+        });
+        ().serve(client_io).await.unwrap()
+    });
     let rmcp_pipe = rt.block_on(pipe_client(RmcpEcho));
     let url = |addr: std::net::SocketAddr| format!("http://{addr}/mcp");
     let ours_sse = rt.block_on(async {
