@@ -773,12 +773,17 @@ fn key_byte(syntax: Syntax, b: u8) -> bool {
 }
 
 /// The length of the number characters at `bytes[i..]`, given the token so far.
+///
+/// Whether the number has a radix prefix (`0x`, `0o`, `0b`: no exponent sign) is
+/// read from the whole token, the part already held and the part being
+/// scanned alike, so where the deltas cut the token does not change it.
 fn number_len(bytes: &[u8], i: usize, tok: &str) -> usize {
-    let radix =
-        tok.len() >= 2 && matches!(tok.as_bytes()[1], b'x' | b'X' | b'o' | b'O' | b'b' | b'B');
-    let mut prev = tok.as_bytes().last().copied();
+    let held = tok.as_bytes();
+    let mut second = held.get(1).copied();
+    let mut prev = held.last().copied();
     let mut n = 0;
     for &c in &bytes[i..] {
+        let radix = matches!(second, Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'));
         let ok = c.is_ascii_alphanumeric()
             || c == b'_'
             || c == b'.'
@@ -786,6 +791,9 @@ fn number_len(bytes: &[u8], i: usize, tok: &str) -> usize {
                 && (prev.is_none() || (!radix && matches!(prev, Some(b'e' | b'E')))));
         if !ok {
             break;
+        }
+        if held.len() + n == 1 {
+            second = Some(c);
         }
         prev = Some(c);
         n += 1;

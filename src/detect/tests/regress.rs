@@ -183,3 +183,35 @@ fn fuzz_crash_8_long_whitespace_after_a_block_call() {
         }
     }
 }
+
+/// Found by the Olmo 3 fuzz target in a 10-minute run: whether a Python
+/// number had a radix prefix (`0x`, `0o`, `0b`, after which `e-` is no
+/// exponent) was read from the part of the token already held, so `7o77e-`
+/// cut after `7o` was judged as a radix number and whole as a decimal one.
+/// The prefix is now read from the whole token.
+#[test]
+fn fuzz_crash_9_radix_prefix_read_from_the_whole_token() {
+    let olmo = || DetectConfig::only(WireFormat::Olmo3);
+    let data = include_bytes!("fuzz_crash_9.bin");
+    let found = String::from_utf8_lossy(&data[1..]);
+    agree_with(&found, usize::from(data[0] % 17) + 1, olmo());
+    for input in [
+        "<function_calls>ls(a=7o77e-",
+        "<function_calls>ls(a=1e-5)</function_calls>",
+        "<function_calls>ls(a=0x1e-5)</function_calls>",
+    ] {
+        for step in 1..=8 {
+            agree_with(input, step, olmo());
+        }
+    }
+    // `1e-5` is a number; in `0x1e-5` the sign ends the hex number `0x1e`,
+    // and what follows is not a literal.
+    let (out, _) = run_pieces(&["<function_calls>ls(a=1e-5)</function_calls>"], olmo());
+    assert_eq!(out.calls.len(), 1);
+    assert_eq!(out.calls[0].1, serde_json::json!({"a": 0.00001}));
+    let hex = "<function_calls>ls(a=0x1e-5)</function_calls>";
+    let (out, _) = run_pieces(&[hex], olmo());
+    assert!(out.calls.is_empty(), "{:?}", out.calls);
+    assert_eq!(out.malformed, [DiagnosticKind::Invalid]);
+    assert_eq!(out.text, hex);
+}
