@@ -125,15 +125,9 @@ fn name_byte(b: u8) -> bool {
 /// `Ok(None)`: undecided, more input needed. `Err`: not a valid header.
 fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String> {
     let bytes = input.as_bytes();
-    // Undecided: more input is needed (at end of stream the caller reports the
-    // call as unfinished), unless the header is already too long.
-    let more = |n: usize| {
-        if n > MAX_HEADER {
-            Err(TOO_LONG.to_owned())
-        } else {
-            Ok(None)
-        }
-    };
+    // `Ok(None)`, undecided: more input is needed. The caller reports the call
+    // as unfinished at end of stream, or as too long once what it holds of the
+    // header passes the limit.
     // The name: name bytes up to `stop` (a byte the name cannot hold).
     let name_at = |from: usize| {
         let n = bytes[from..]
@@ -158,13 +152,13 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
             for lit in [DEEPSEEK_FUNCTION, DEEPSEEK_SEP] {
                 match starts(&bytes[i..], lit.as_bytes()) {
                     Some(true) => i += lit.len(),
-                    None => return more(bytes.len()),
+                    None => return Ok(None),
                     Some(false) => return Err("expected `function<｜tool▁sep｜>`".to_owned()),
                 }
             }
             let (a, b) = name_at(i);
             if b == bytes.len() {
-                return more(b);
+                return Ok(None);
             }
             if a == b {
                 return Err("the call has no name".to_owned());
@@ -176,14 +170,14 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
                 .count();
             let j = b + sp;
             match bytes.get(j) {
-                None => return more(j),
+                None => return Ok(None),
                 Some(b'\n') => {}
                 Some(_) => return Err("expected a newline after the tool name".to_owned()),
             }
             let k = j + 1 + leading_ws(&bytes[j + 1..]);
             match starts(&bytes[k..], FENCE.as_bytes()) {
                 Some(true) => {}
-                None => return more(k),
+                None => return Ok(None),
                 Some(false) => return Err("expected a ```json fence".to_owned()),
             }
             // The fence's info string (`json`) up to the end of its line.
@@ -196,7 +190,7 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
                 return if bytes.len() - info > 32 {
                     Err("expected a ```json fence".to_owned())
                 } else {
-                    more(bytes.len())
+                    Ok(None)
                 };
             };
             let label = input[info..info + nl].trim();
@@ -212,14 +206,14 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
         Header::DeepSeekV31 => {
             let (a, b) = name_at(0);
             if b == bytes.len() {
-                return more(b);
+                return Ok(None);
             }
             if a == b {
                 return Err("the call has no name".to_owned());
             }
             match starts(&bytes[b..], DEEPSEEK_SEP.as_bytes()) {
                 Some(true) => {}
-                None => return more(bytes.len()),
+                None => return Ok(None),
                 Some(false) => return Err("expected `<｜tool▁sep｜>` after the name".to_owned()),
             }
             Ok(args_at(b + DEEPSEEK_SEP.len())?.map(|len| HeaderRead {
@@ -231,7 +225,7 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
         Header::Kimi => {
             let (a, b) = name_at(leading_ws(bytes));
             if b == bytes.len() {
-                return more(b);
+                return Ok(None);
             }
             if a == b {
                 return Err("the call has no id".to_owned());
@@ -239,7 +233,7 @@ fn read_header(header: Header, input: &str) -> Result<Option<HeaderRead>, String
             let j = b + leading_ws(&bytes[b..]);
             match starts(&bytes[j..], KIMI_ARGS.as_bytes()) {
                 Some(true) => {}
-                None => return more(bytes.len()),
+                None => return Ok(None),
                 Some(false) => {
                     return Err("expected `<|tool_call_argument_begin|>` after the id".to_owned());
                 }
