@@ -471,11 +471,7 @@ fn parse_call(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
     else {
         return None;
     };
-    let request = JsonRpcRequest {
-        jsonrpc: request.jsonrpc,
-        id: request.id,
-        request: ClientRequest::CallToolRequest(request.request),
-    };
+    let request = super::client_request(request);
     let meta = request.request.get_meta();
     if meta.protocol_version().is_some() {
         return None;

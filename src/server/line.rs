@@ -240,11 +240,7 @@ impl Front {
             // first. Other requests fail this parse and are relayed to rmcp.
             match serde_json::from_slice::<CallOrNotification>(body) {
                 Ok(JsonRpcMessage::Request(request)) => {
-                    let request = JsonRpcRequest {
-                        jsonrpc: request.jsonrpc,
-                        id: request.id,
-                        request: ClientRequest::CallToolRequest(request.request),
-                    };
+                    let request = super::client_request(request);
                     if direct_path(peer, &request) {
                         self.call(peer, request, alone, calls);
                         return true;
@@ -340,9 +336,6 @@ type CallOrNotification =
 /// handshake, unless it names a protocol version other than the session's own
 /// (rmcp then scopes the handler to that version, which only its loop can do).
 fn direct_path(peer: &Peer<RoleServer>, request: &JsonRpcRequest<ClientRequest>) -> bool {
-    if !matches!(request.request, ClientRequest::CallToolRequest(_)) {
-        return false;
-    }
     let Some(info) = peer.peer_info() else {
         return false;
     };
