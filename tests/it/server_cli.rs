@@ -133,3 +133,124 @@ fn json_replies_need_stateless_mode() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--stateless"), "{stderr}");
 }
+
+/// The lines an MCP client sends to start a session and call `calculate`.
+const STDIO_SESSION: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"0"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"calculate","arguments":{"expression":"(12+5)*3"}}}"#,
+    "\n",
+);
+
+/// Reads reply lines until the one with id 2 and checks it carries `51`.
+fn expect_calculate_reply(output: impl std::io::BufRead) {
+    for line in output.lines() {
+        let line = line.unwrap();
+        let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            assert_eq!(message["result"]["isError"], false, "{message}");
+            assert_eq!(message["result"]["content"][0]["text"], "51", "{message}");
+            return;
+        }
+    }
+    panic!("the output ended without the reply to the call");
+}
+
+/// Waits up to 30 s for `child` to exit; whether it exited successfully.
+fn exits_in_time(child: &mut Child) -> bool {
+    for _ in 0..300 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.success();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("`serve --stdio` did not exit after its input closed");
+}
+
+/// Whether descriptor `fd` of process `pid` is in non-blocking mode, from the
+/// `flags:` line (octal) of `/proc/PID/fdinfo/FD`.
+#[cfg(target_os = "linux")]
+fn fd_is_nonblocking(fdinfo: &str) -> bool {
+    const O_NONBLOCK: u32 = 0o4000;
+    let flags = fdinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .unwrap_or_else(|| panic!("no flags line in {fdinfo:?}"));
+    u32::from_str_radix(flags.trim(), 8).unwrap() & O_NONBLOCK != 0
+}
+
+/// Node's `child_process` (and so Electron hosts such as Claude Desktop) gives
+/// a child Unix socket pairs as stdin and stdout, not pipes.
+#[cfg(unix)]
+#[test]
+fn serve_over_stdio_socket_pairs_answers_a_call_and_exits_when_the_input_closes() {
+    use std::os::fd::OwnedFd;
+    use std::os::unix::net::UnixStream;
+
+    let (mut to_server, server_in) = UnixStream::pair().unwrap();
+    let (from_server, server_out) = UnixStream::pair().unwrap();
+    let mut child = Command::new(toolrouter_bin())
+        .args(["serve", "--stdio"])
+        .stdin(Stdio::from(OwnedFd::from(server_in)))
+        .stdout(Stdio::from(OwnedFd::from(server_out)))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    to_server.write_all(STDIO_SESSION.as_bytes()).unwrap();
+    expect_calculate_reply(BufReader::new(&from_server));
+    // While it serves, the sockets are read through the reactor (non-blocking).
+    #[cfg(target_os = "linux")]
+    {
+        let fdinfo = std::fs::read_to_string(format!("/proc/{}/fdinfo/0", child.id())).unwrap();
+        assert!(fd_is_nonblocking(&fdinfo), "{fdinfo}");
+    }
+    drop(to_server);
+    assert!(exits_in_time(&mut child));
+}
+
+/// A file as stdin cannot be polled: it is read the portable way, and the
+/// server still answers what it read and exits at its end.
+#[test]
+fn serve_with_stdin_from_a_file_answers_and_exits_at_its_end() {
+    let mut input = tempfile::tempfile().unwrap();
+    input.write_all(STDIO_SESSION.as_bytes()).unwrap();
+    std::io::Seek::rewind(&mut input).unwrap();
+    let mut child = Command::new(toolrouter_bin())
+        .args(["serve", "--stdio"])
+        .stdin(Stdio::from(input))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    expect_calculate_reply(BufReader::new(child.stdout.take().unwrap()));
+    assert!(exits_in_time(&mut child));
+}
+
+/// stdin and stdout are often shared with the shell that started the server:
+/// after serving, they are back in blocking mode for whoever uses them next.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_over_pipes_puts_stdin_and_stdout_back_in_blocking_mode() {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(r#""$0" serve --stdio; cat /proc/$$/fdinfo/0 >&2; echo --- >&2; cat /proc/$$/fdinfo/1 >&2"#)
+        .arg(toolrouter_bin())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(STDIO_SESSION.as_bytes()).unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    expect_calculate_reply(&mut stdout);
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let report = String::from_utf8_lossy(&output.stderr);
+    let (stdin_info, stdout_info) = report.rsplit_once("---").unwrap();
+    assert!(!fd_is_nonblocking(stdin_info), "{report}");
+    assert!(!fd_is_nonblocking(stdout_info), "{report}");
+}
