@@ -1,5 +1,7 @@
 //! `tools/call` round trips of an echo tool: in process (the executor), over a
-//! stdio-style byte pipe, and over Streamable HTTP on 127.0.0.1, with 1 and 16
+//! stdio-style byte pipe in the same process, over the stdin and stdout of a
+//! server in a process of its own (`stdio_process`, how MCP hosts run stdio
+//! servers), and over Streamable HTTP on 127.0.0.1, with 1 and 16
 //! requests in flight, for toolrouter's server and for a plain rmcp echo server
 //! measured in the same run with the same rmcp client.
 //!
@@ -20,7 +22,7 @@ use rmcp::ServiceExt as _;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::json;
 use toolrouter::{ServerOptions, ToolCall, WireFormat};
 
@@ -56,6 +58,19 @@ async fn pipe_client<S: ServerHandler>(server: S) -> Client {
         let _ = running.waiting().await;
     });
     ().serve(client_io).await.unwrap()
+}
+
+/// A client of `echo_server SERVER stdio`, a server in a process of its own
+/// reached over its stdin and stdout, as an MCP host starts a stdio server.
+/// `ECHO_SERVER_BIN` runs another build of `echo_server` (A/B comparisons).
+async fn process_client(server: &str) -> Client {
+    let bin = std::env::var_os("ECHO_SERVER_BIN")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_echo_server").into());
+    let mut command = tokio::process::Command::new(bin);
+    command.args([server, "stdio"]);
+    ().serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap()
 }
 
 async fn http_client(url: String) -> Client {
@@ -105,6 +120,8 @@ fn bench(c: &mut Criterion) {
         ().serve(client_io).await.unwrap()
     });
     let rmcp_pipe = rt.block_on(pipe_client(RmcpEcho));
+    let ours_process = rt.block_on(process_client("toolrouter"));
+    let rmcp_process = rt.block_on(process_client("rmcp"));
     let url = |addr: std::net::SocketAddr| format!("http://{addr}/mcp");
     let ours_sse = rt.block_on(async {
         http_client(url(toolrouter_http(hub.clone(), false, true).await)).await
@@ -124,6 +141,8 @@ fn bench(c: &mut Criterion) {
         for (name, client) in [
             ("stdio_pipe/toolrouter", &ours_pipe),
             ("stdio_pipe/rmcp_echo", &rmcp_pipe),
+            ("stdio_process/toolrouter", &ours_process),
+            ("stdio_process/rmcp_echo", &rmcp_process),
             ("http_sse_session/toolrouter", &ours_sse),
             ("http_sse_session/rmcp_echo", &rmcp_sse),
             ("http_json_stateless/toolrouter", &ours_json),

@@ -11,7 +11,7 @@
 //! reqwest client keeps no idle connections).
 //!
 //! The `*_process` rows run each server in a process of its own
-//! (`echo_http_server`, this crate's binary), as a deployed server runs; the
+//! (`echo_server`, this crate's binary), as a deployed server runs; the
 //! other HTTP rows share the bench's runtime with the client. Two floors run
 //! beside them: `floor`, a bare tokio loop answering each request with a fixed
 //! reply (the loopback round trip and the runtime's wake-ups, nothing else),
@@ -207,11 +207,11 @@ fn reply_complete(buf: &[u8]) -> bool {
     buf.ends_with(b"\r\n0\r\n\r\n")
 }
 
-/// A server in a process of its own (`echo_http_server`), as deployed; the
+/// A server in a process of its own (`echo_server`), as deployed; the
 /// child ends when its stdin closes, that is when the bench process exits.
 fn http_process(server: &str, reply: &str) -> HttpTarget {
     use std::io::BufRead as _;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_echo_http_server"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_echo_server"))
         .args([server, reply])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -1,8 +1,15 @@
-//! A stateless Streamable HTTP server answering the benches' `echo` tool in a
-//! process of its own, as a deployed server runs: `echo_http_server
-//! toolrouter|rmcp|floor|floor_hyper json|sse`. It binds 127.0.0.1 on a free port, prints the
-//! address on stdout, and serves until its stdin closes. `ECHO_RUNTIME=current_thread`
-//! runs it on one thread instead of tokio's multi-threaded runtime.
+//! A server answering the benches' `echo` tool in a process of its own, as a
+//! deployed server runs: `echo_server toolrouter|rmcp|floor|floor_hyper json|sse|stdio`.
+//!
+//! - `json`, `sse`: stateless Streamable HTTP with that reply type. It binds
+//!   127.0.0.1 on a free port, prints the address on stdout, and serves until
+//!   its stdin closes.
+//! - `stdio` (`toolrouter` or `rmcp` only): MCP over its own stdin and stdout,
+//!   as a client such as Claude Desktop starts it; ours runs `serve_stdio` (what
+//!   `toolrouter serve --stdio` runs), rmcp's its `transport::stdio()`.
+//!
+//! `ECHO_RUNTIME=current_thread` runs it on one thread instead of tokio's
+//! multi-threaded runtime.
 #![allow(clippy::unwrap_used)]
 
 #[path = "../../benches/echo/mod.rs"]
@@ -25,8 +32,11 @@ fn main() {
 async fn serve() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [server, reply] = args.as_slice() else {
-        panic!("usage: echo_http_server toolrouter|rmcp|floor|floor_hyper json|sse");
+        panic!("usage: echo_server toolrouter|rmcp|floor|floor_hyper json|sse|stdio");
     };
+    if reply == "stdio" {
+        return serve_stdio(server).await;
+    }
     let json_response = match reply.as_str() {
         "json" => true,
         "sse" => false,
@@ -52,6 +62,24 @@ async fn serve() {
     println!("{addr}");
     let mut sink = Vec::new();
     let _ = tokio::io::stdin().read_to_end(&mut sink).await;
+}
+
+/// Serves MCP over this process's stdin and stdout until the client closes it.
+async fn serve_stdio(server: &str) {
+    use rmcp::ServiceExt as _;
+    match server {
+        "toolrouter" => toolrouter::serve_stdio(echo::hub(), toolrouter::ServerOptions::default())
+            .await
+            .unwrap(),
+        "rmcp" => {
+            let running = echo::RmcpEcho
+                .serve(rmcp::transport::stdio())
+                .await
+                .unwrap();
+            let _ = running.waiting().await;
+        }
+        other => panic!("no stdio server {other}"),
+    }
 }
 
 /// The floor: no MCP, no HTTP framework. Each request (headers and a sized
