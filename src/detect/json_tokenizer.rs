@@ -335,11 +335,10 @@ impl JsonTokenizer {
     }
 
     /// Feeds the next piece.
-    pub(crate) fn feed(
-        &mut self,
-        input: &str,
-        on: &mut dyn FnMut(JsonEvent<'_>) -> Directive,
-    ) -> TokStatus {
+    pub(crate) fn feed<F>(&mut self, input: &str, on: &mut F) -> TokStatus
+    where
+        F: FnMut(JsonEvent<'_>) -> Directive,
+    {
         let status = self.run(input, on);
         match status {
             TokStatus::NeedMore => self.consumed += input.len(),
@@ -349,7 +348,10 @@ impl JsonTokenizer {
         status
     }
 
-    fn run(&mut self, input: &str, on: &mut dyn FnMut(JsonEvent<'_>) -> Directive) -> TokStatus {
+    fn run<F>(&mut self, input: &str, on: &mut F) -> TokStatus
+    where
+        F: FnMut(JsonEvent<'_>) -> Directive,
+    {
         let stopped = std::cell::Cell::new(false);
         let mut on = |ev: JsonEvent<'_>| {
             let d = on(ev);
@@ -361,12 +363,15 @@ impl JsonTokenizer {
         self.run_inner(input, &mut on, &stopped)
     }
 
-    fn run_inner(
+    fn run_inner<F>(
         &mut self,
         input: &str,
-        on: &mut dyn FnMut(JsonEvent<'_>) -> Directive,
+        on: &mut F,
         stopped: &std::cell::Cell<bool>,
-    ) -> TokStatus {
+    ) -> TokStatus
+    where
+        F: FnMut(JsonEvent<'_>) -> Directive,
+    {
         let bytes = input.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
@@ -528,12 +533,10 @@ impl JsonTokenizer {
     }
 
     /// Scans a raw-captured value from `i`; returns where it stopped.
-    fn raw_scan(
-        &mut self,
-        input: &str,
-        start: usize,
-        on: &mut dyn FnMut(JsonEvent<'_>) -> Directive,
-    ) -> Result<usize, usize> {
+    fn raw_scan<F>(&mut self, input: &str, start: usize, on: &mut F) -> Result<usize, usize>
+    where
+        F: FnMut(JsonEvent<'_>) -> Directive,
+    {
         let bytes = input.as_bytes();
         let kind = self.raw.kind.unwrap_or(ValueKind::Scalar);
         match kind {
