@@ -123,31 +123,45 @@ mod polled {
         UnixStream::from_std(stream)
     }
 
+    /// Standard stream `fd` (borrowed as `borrowed`) as a pipe end built by
+    /// `pipe_end` or a Unix socket, both polled; `fallback` when it is neither
+    /// or cannot be made non-blocking.
+    fn open<P, F>(
+        fd: i32,
+        borrowed: BorrowedFd<'_>,
+        pipe_end: impl FnOnce(OwnedFd) -> io::Result<P>,
+        fallback: impl FnOnce() -> F,
+    ) -> (Either<Either<P, UnixStream>, F>, Mode) {
+        let polled = pollable(borrowed).and_then(|(kind, owned)| {
+            let stream = match kind {
+                Kind::Pipe => pipe_end(owned).map(Either::Left),
+                Kind::Socket => socket(owned).map(Either::Right),
+            };
+            Some((stream.ok()?, kind))
+        });
+        match polled {
+            Some((stream, kind)) => (
+                Either::Left(stream),
+                Mode {
+                    fd,
+                    kind: Some(kind),
+                },
+            ),
+            None => (Either::Right(fallback()), Mode { fd, kind: None }),
+        }
+    }
+
     /// The reader for stdin.
     pub(super) fn stdin() -> (
         Either<Either<pipe::Receiver, UnixStream>, tokio::io::Stdin>,
         Mode,
     ) {
-        let polled = pollable(std::io::stdin().as_fd()).and_then(|(kind, fd)| {
-            let reader = match kind {
-                Kind::Pipe => pipe::Receiver::from_owned_fd(fd).map(Either::Left),
-                Kind::Socket => socket(fd).map(Either::Right),
-            };
-            Some((reader.ok()?, kind))
-        });
-        match polled {
-            Some((reader, kind)) => (
-                Either::Left(reader),
-                Mode {
-                    fd: 0,
-                    kind: Some(kind),
-                },
-            ),
-            None => (
-                Either::Right(tokio::io::stdin()),
-                Mode { fd: 0, kind: None },
-            ),
-        }
+        open(
+            0,
+            std::io::stdin().as_fd(),
+            pipe::Receiver::from_owned_fd,
+            tokio::io::stdin,
+        )
     }
 
     /// The writer for stdout.
@@ -155,25 +169,11 @@ mod polled {
         Either<Either<pipe::Sender, UnixStream>, tokio::io::Stdout>,
         Mode,
     ) {
-        let polled = pollable(std::io::stdout().as_fd()).and_then(|(kind, fd)| {
-            let writer = match kind {
-                Kind::Pipe => pipe::Sender::from_owned_fd(fd).map(Either::Left),
-                Kind::Socket => socket(fd).map(Either::Right),
-            };
-            Some((writer.ok()?, kind))
-        });
-        match polled {
-            Some((writer, kind)) => (
-                Either::Left(writer),
-                Mode {
-                    fd: 1,
-                    kind: Some(kind),
-                },
-            ),
-            None => (
-                Either::Right(tokio::io::stdout()),
-                Mode { fd: 1, kind: None },
-            ),
-        }
+        open(
+            1,
+            std::io::stdout().as_fd(),
+            pipe::Sender::from_owned_fd,
+            tokio::io::stdout,
+        )
     }
 }
