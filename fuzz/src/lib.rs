@@ -36,19 +36,21 @@ fn run(pieces: &[&str], config: &DetectConfig) -> (Outcome, Vec<Range<usize>>) {
     detector.finish(&mut events);
     let mut text = String::new();
     let mut calls = Vec::new();
-    let mut deltas: Vec<(usize, String)> = Vec::new();
+    // (index, concatenated deltas, name at the start) of every call started.
+    let mut deltas: Vec<(usize, String, String)> = Vec::new();
     let mut malformed = Vec::new();
     let mut reasoning = String::new();
     for e in events {
         match e {
             DetectEvent::Text { text: t } => text.push_str(&t),
-            DetectEvent::CallStart { index, .. } => deltas.push((index, String::new())),
+            DetectEvent::CallStart { index, name, .. } => deltas.push((index, String::new(), name)),
             DetectEvent::ArgsDelta { index, fragment } => {
-                let slot = deltas.iter_mut().find(|(i, _)| *i == index).expect("delta after start");
+                let slot = deltas.iter_mut().find(|(i, ..)| *i == index).expect("delta after start");
                 slot.1.push_str(&fragment);
             }
             DetectEvent::CallEnd { index, call } => {
-                let slot = deltas.iter().find(|(i, _)| *i == index).expect("end after start");
+                let slot = deltas.iter().find(|(i, ..)| *i == index).expect("end after start");
+                assert_eq!(slot.2, call.name, "start and end names");
                 let parsed: Value = serde_json::from_str(&slot.1).expect("deltas are json");
                 assert_eq!(parsed, Value::Object(call.arguments.clone()), "deltas == arguments");
                 calls.push((call.name, Value::Object(call.arguments), call.format));
@@ -58,7 +60,7 @@ fn run(pieces: &[&str], config: &DetectConfig) -> (Outcome, Vec<Range<usize>>) {
             _ => {}
         }
     }
-    let deltas = deltas.into_iter().map(|(_, d)| d).collect();
+    let deltas = deltas.into_iter().map(|(_, d, _)| d).collect();
     ((text, calls, deltas, malformed, reasoning), detector.call_regions().to_vec())
 }
 

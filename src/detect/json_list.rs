@@ -389,7 +389,8 @@ impl CallObjects {
                     return Directive::Continue;
                 };
                 match self.key {
-                    Key::Name => el.name = Some(s.to_owned()),
+                    // A started call keeps the name it started with.
+                    Key::Name if el.call.is_none() => el.name = Some(s.to_owned()),
                     Key::Id => el.id = Some(s.to_owned()),
                     _ => return Directive::Continue,
                 }

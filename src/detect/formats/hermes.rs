@@ -95,7 +95,8 @@ impl EnvelopeHandler for HermesHandler {
                 }
             }
             JsonEvent::Str(s) if self.depth == 1 => match self.key {
-                Key::Name => {
+                // A started call keeps the name it started with.
+                Key::Name if self.call.is_none() => {
                     self.name = Some(s.to_owned());
                     self.try_start(sink);
                 }

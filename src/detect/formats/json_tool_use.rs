@@ -106,7 +106,8 @@ impl EnvelopeHandler for ToolUseHandler {
                         }
                     }
                     Key::Id => self.id = Some(s.to_owned()),
-                    Key::Name => self.name = Some(s.to_owned()),
+                    // A started call keeps the name it started with.
+                    Key::Name if self.call.is_none() => self.name = Some(s.to_owned()),
                     _ => {}
                 }
                 self.try_start(sink, false);

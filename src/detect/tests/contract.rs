@@ -199,3 +199,39 @@ fn unfinished_json_envelopes_come_back_as_text() {
         check_calls(input, expect(input, &[], &[Unfinished]));
     }
 }
+
+#[test]
+fn a_started_call_keeps_the_name_it_started_with() {
+    // A second `name` key after the call has started (its `call_start` is out)
+    // does not rename the call: the call that ends is the one that started,
+    // in every JSON dialect that reads names from keys. Before the start, a
+    // name that is no tool is replaced by a later one.
+    let cases: &[(&str, WireFormat)] = &[
+        (
+            r#"<tool_call>{"name":"read_file","arguments":{"path":"a"},"name":"ls"}</tool_call>"#,
+            Hermes,
+        ),
+        (
+            r#"{"type":"tool_use","id":"t1","name":"read_file","input":{"path":"a"},"name":"ls"}"#,
+            JsonToolUse,
+        ),
+        (
+            r#"{"tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}","name":"ls"}}]}"#,
+            OpenAiFunction,
+        ),
+        (
+            r#"<tool_calls>[{"name":"read_file","arguments":{"path":"a"},"name":"ls"}]</tool_calls>"#,
+            JambaHunyuan,
+        ),
+        (
+            r#"<tool_call>{"name":"nope","arguments":{"path":"a"},"name":"read_file"}</tool_call>"#,
+            Hermes,
+        ),
+    ];
+    for &(input, format) in cases {
+        check_calls(
+            input,
+            expect("", &[("read_file", json!({"path": "a"}), format)], &[]),
+        );
+    }
+}

@@ -74,31 +74,35 @@ pub(super) fn outcome(events: &[DetectEvent]) -> Outcome {
         malformed: Vec::new(),
         ids: Vec::new(),
     };
-    let mut started: Vec<(usize, String)> = Vec::new();
+    // (index, id, name) of every call started.
+    let mut started: Vec<(usize, String, String)> = Vec::new();
     for event in events {
         match event {
             DetectEvent::Text { text } => out.text.push_str(text),
-            DetectEvent::CallStart { index, id, .. } => {
+            DetectEvent::CallStart {
+                index, id, name, ..
+            } => {
                 assert!(
-                    started.iter().all(|(i, _)| i != index),
+                    started.iter().all(|(i, ..)| i != index),
                     "index {index} started twice"
                 );
-                started.push((*index, id.clone()));
+                started.push((*index, id.clone(), name.clone()));
                 out.deltas.push(String::new());
             }
             DetectEvent::ArgsDelta { index, fragment } => {
                 let pos = started
                     .iter()
-                    .position(|(i, _)| i == index)
+                    .position(|(i, ..)| i == index)
                     .expect("delta after start");
                 out.deltas[pos].push_str(fragment);
             }
             DetectEvent::CallEnd { index, call } => {
                 let pos = started
                     .iter()
-                    .position(|(i, _)| i == index)
+                    .position(|(i, ..)| i == index)
                     .expect("end after start");
                 assert_eq!(started[pos].1, call.id, "start and end ids differ");
+                assert_eq!(started[pos].2, call.name, "start and end names differ");
                 let parsed: Value =
                     serde_json::from_str(&out.deltas[pos]).expect("deltas are json");
                 assert_eq!(
