@@ -52,13 +52,32 @@ struct Element {
     args: ArgsCapture,
 }
 
+/// The last key read at one depth of the envelope, as far as it matters: the
+/// envelope's (depth 1), an element's (depth 3) and a function object's
+/// (depth 4). Keys are compared where they are read, never kept as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Key {
+    #[default]
+    Other,
+    /// `tool_calls` (depth 1).
+    ToolCalls,
+    /// `id` (depth 3).
+    Id,
+    /// `function` (depth 3).
+    Function,
+    /// `name` (depth 4).
+    Name,
+    /// `arguments` or `parameters` (depth 4).
+    Args,
+}
+
 /// Reads `{"tool_calls": [...]}` envelopes.
 #[derive(Debug, Default)]
 pub(crate) struct ToolCallsHandler {
     depth: usize,
-    key1: String,
-    key3: String,
-    key4: String,
+    key1: Key,
+    key3: Key,
+    key4: Key,
     in_list: bool,
     element: Option<Element>,
     elements: usize,
@@ -119,7 +138,7 @@ impl EnvelopeHandler for ToolCallsHandler {
         match ev {
             JsonEvent::ArrayStart(_) => {
                 self.depth += 1;
-                if self.depth == 2 && self.key1 == "tool_calls" {
+                if self.depth == 2 && self.key1 == Key::ToolCalls {
                     self.in_list = true;
                 }
             }
@@ -146,11 +165,26 @@ impl EnvelopeHandler for ToolCallsHandler {
                 }
             }
             JsonEvent::Key(k) => match self.depth {
-                1 => self.key1 = k.to_owned(),
-                3 => self.key3 = k.to_owned(),
-                4 if self.key3 == "function" && self.element.is_some() => {
-                    self.key4 = k.to_owned();
-                    if k == "arguments" || k == "parameters" {
+                1 => {
+                    self.key1 = match k {
+                        "tool_calls" => Key::ToolCalls,
+                        _ => Key::Other,
+                    }
+                }
+                3 => {
+                    self.key3 = match k {
+                        "id" => Key::Id,
+                        "function" => Key::Function,
+                        _ => Key::Other,
+                    }
+                }
+                4 if self.key3 == Key::Function && self.element.is_some() => {
+                    self.key4 = match k {
+                        "name" => Key::Name,
+                        "arguments" | "parameters" => Key::Args,
+                        _ => Key::Other,
+                    };
+                    if self.key4 == Key::Args {
                         return Directive::Raw;
                     }
                 }
@@ -161,8 +195,12 @@ impl EnvelopeHandler for ToolCallsHandler {
                     return Directive::Continue;
                 };
                 match self.depth {
-                    3 if self.key3 == "id" => el.id = Some(s.to_owned()),
-                    4 if self.key3 == "function" && self.key4 == "name" => {
+                    3 if self.key3 == Key::Id => el.id = Some(s.to_owned()),
+                    // A started call keeps the name it started with.
+                    4 if self.key3 == Key::Function
+                        && self.key4 == Key::Name
+                        && el.call.is_none() =>
+                    {
                         el.name = Some(s.to_owned())
                     }
                     _ => return Directive::Continue,

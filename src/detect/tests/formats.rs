@@ -171,6 +171,40 @@ fn openai_function_json_in_text_decodes_string_arguments() {
 }
 
 #[test]
+fn openai_function_keys_count_only_at_their_own_depth_in_any_order() {
+    // Element 1: `parameters` for `arguments`, given before `name`, as an
+    // object holding a `name` key of its own; its id comes after the function,
+    // when the call has already started (at its name, since its arguments had
+    // begun), so the call keeps the id generated then. Element 2: a
+    // `tool_calls` key and a `name` deeper down are data, and the function's
+    // own name comes last.
+    let input = concat!(
+        r#"{"tool_calls":[{"type":"function","function":{"parameters":{"name":"x","path":"a"},"name":"read_file"},"id":"c1"},"#,
+        r#"{"id":"c2","meta":{"name":"ls","tool_calls":[{"name":"ls"}]},"function":{"info":{"name":"ls"},"arguments":"{}","name":"get_weather"}}]}"#,
+    );
+    check_calls(
+        input,
+        expect(
+            "",
+            &[
+                (
+                    "read_file",
+                    json!({"name": "x", "path": "a"}),
+                    OpenAiFunction,
+                ),
+                ("get_weather", json!({}), OpenAiFunction),
+            ],
+            &[],
+        ),
+    );
+    check_deltas(input, &[r#"{"name":"x","path":"a"}"#, "{}"]);
+    let (whole, _) = run_pieces(&[input], DetectConfig::default());
+    assert_eq!(whole.ids.len(), 2);
+    assert!(whole.ids[0].starts_with("call_") && whole.ids[0].len() == 29);
+    assert_eq!(whole.ids[1], "c2");
+}
+
+#[test]
 fn hermes_calls_in_a_row_are_parallel_and_the_separator_is_not_text() {
     let input = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n{\"arguments\": {\"city\": \"Rome\"}, \"name\": \"get_weather\"}\n</tool_call>";
     check_calls(
