@@ -154,18 +154,22 @@ fn run(
         reasoning: String::new(),
         calls: Vec::new(),
     };
-    let mut deltas: Vec<(usize, String)> = Vec::new();
+    // (index, concatenated deltas, name at the start) of every call started.
+    let mut deltas: Vec<(usize, String, String)> = Vec::new();
     for event in &events {
         match event {
             DetectEvent::Text { text } => out.text.push_str(text),
             DetectEvent::Reasoning { text } => out.reasoning.push_str(text),
-            DetectEvent::CallStart { index, .. } => deltas.push((*index, String::new())),
+            DetectEvent::CallStart { index, name, .. } => {
+                deltas.push((*index, String::new(), name.clone()))
+            }
             DetectEvent::ArgsDelta { index, fragment } => {
-                let d = deltas.iter_mut().find(|(i, _)| i == index).unwrap();
+                let d = deltas.iter_mut().find(|(i, ..)| i == index).unwrap();
                 d.1.push_str(fragment);
             }
             DetectEvent::CallEnd { index, call } => {
-                let d = &deltas.iter().find(|(i, _)| i == index).unwrap().1;
+                let (_, d, started_as) = deltas.iter().find(|(i, ..)| i == index).unwrap();
+                assert_eq!(*started_as, call.name, "start and end names differ");
                 let streamed: Value = serde_json::from_str(d)
                     .unwrap_or_else(|e| panic!("argument deltas are not json ({e}): {d}"));
                 assert_eq!(
