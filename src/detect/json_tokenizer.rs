@@ -113,6 +113,22 @@ enum Escape {
     },
 }
 
+/// The character a one-byte JSON escape stands for, by the byte after the
+/// backslash; 0 for `u` (four hex digits follow) and for bytes that are no
+/// escape.
+static SIMPLE_ESCAPES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'/' as usize] = b'/';
+    table[b'b' as usize] = 0x08;
+    table[b'f' as usize] = 0x0c;
+    table[b'n' as usize] = b'\n';
+    table[b'r' as usize] = b'\r';
+    table[b't' as usize] = b'\t';
+    table
+};
+
 /// Decodes JSON string content incrementally.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StrDecoder {
@@ -129,42 +145,57 @@ impl StrDecoder {
         let mut i = 0;
         while i < bytes.len() {
             match self.escape {
-                Escape::None => {
-                    // Runs of plain text and the one-byte escapes between them
-                    // are decoded in this loop; `\u` escapes and an escape cut
-                    // by the end of the input go through the states.
+                Escape::None if self.high.is_none() => {
+                    // Runs of plain text, and clusters of one-byte escapes
+                    // (file content inside a JSON string inside a JSON string
+                    // is mostly `\\\"` and `\\\\` between short runs): one
+                    // table look-up per escape, no branch on which one it is.
+                    // `\u`, a bad escape and an escape cut by the end of the
+                    // input go through the states.
                     loop {
                         let Some(rel) = super::scan::find2(b'"', b'\\', &bytes[i..]) else {
-                            if i < bytes.len() {
-                                self.flush_high(out);
-                                out.push_str(&input[i..]);
-                            }
+                            out.push_str(&input[i..]);
                             return Ok(None);
                         };
                         if rel > 0 {
-                            self.flush_high(out);
                             out.push_str(&input[i..i + rel]);
                         }
                         i += rel;
                         if bytes[i] == b'"' {
-                            self.flush_high(out);
                             return Ok(Some(i + 1));
                         }
-                        let simple = match bytes.get(i + 1) {
-                            Some(b'"') => '"',
-                            Some(b'\\') => '\\',
-                            Some(b'/') => '/',
-                            Some(b'n') => '\n',
-                            Some(b't') => '\t',
-                            Some(b'r') => '\r',
-                            _ => break,
-                        };
-                        self.flush_high(out);
-                        out.push(simple);
-                        i += 2;
+                        // At a backslash: decode the cluster it opens.
+                        loop {
+                            let decoded = bytes
+                                .get(i + 1)
+                                .map_or(0, |&c| SIMPLE_ESCAPES[usize::from(c)]);
+                            if decoded == 0 {
+                                break;
+                            }
+                            out.push(char::from(decoded));
+                            i += 2;
+                            if bytes.get(i) != Some(&b'\\') {
+                                break;
+                            }
+                        }
+                        match bytes.get(i) {
+                            Some(b'\\') => break,
+                            Some(_) => {}
+                            None => return Ok(None),
+                        }
                     }
                     self.escape = Escape::Backslash;
                     i += 1;
+                }
+                Escape::None => {
+                    // A high surrogate waits for its low half: byte by byte
+                    // until it is settled.
+                    if bytes[i] == b'\\' {
+                        self.escape = Escape::Backslash;
+                        i += 1;
+                        continue;
+                    }
+                    self.flush_high(out);
                 }
                 Escape::Backslash => {
                     let c = bytes[i];
@@ -612,4 +643,147 @@ fn is_scalar_byte(c: u8) -> bool {
 
 fn valid_scalar(s: &str) -> bool {
     matches!(s, "true" | "false" | "null") || serde_json::from_str::<serde_json::Number>(s).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::StrDecoder;
+
+    /// How one character is written inside a JSON string.
+    #[derive(Debug, Clone, Copy)]
+    enum Spelling {
+        /// As itself where JSON allows it, else its short escape, else `\u`.
+        Plain,
+        /// `\uXXXX`, as a surrogate pair above U+FFFF.
+        Unicode,
+    }
+
+    /// `s` as a JSON string body with each character spelled its way, then
+    /// the closing quote.
+    fn encode(s: &str, spellings: &[Spelling]) -> String {
+        let mut out = String::new();
+        for (k, c) in s.chars().enumerate() {
+            match spellings.get(k % spellings.len().max(1)).copied() {
+                Some(Spelling::Unicode) => {
+                    let mut units = [0u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        out.push_str(&format!("\\u{unit:04x}"));
+                    }
+                }
+                _ => match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '/' => out.push_str("\\/"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\u{c}' => out.push_str("\\f"),
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                },
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// Feeds `input` cut at `cuts` (moved to character boundaries); returns
+    /// what was decoded and where the string ended, counted in `input`.
+    fn decode_split(input: &str, cuts: &[usize]) -> (String, Result<Option<usize>, usize>) {
+        let mut cuts: Vec<usize> = cuts
+            .iter()
+            .map(|&c| {
+                (0..=c.min(input.len()))
+                    .rev()
+                    .find(|&c| input.is_char_boundary(c))
+                    .unwrap_or(0)
+            })
+            .collect();
+        cuts.push(input.len());
+        cuts.sort_unstable();
+        let mut decoder = StrDecoder::default();
+        let mut out = String::new();
+        let mut from = 0;
+        for cut in cuts {
+            if cut <= from {
+                continue;
+            }
+            match decoder.decode(&input[from..cut], &mut out) {
+                Ok(None) => from = cut,
+                Ok(Some(end)) => return (out, Ok(Some(from + end))),
+                Err(at) => return (out, Err(from + at)),
+            }
+        }
+        (out, Ok(None))
+    }
+
+    fn spelling() -> impl Strategy<Value = Spelling> {
+        prop_oneof![3 => Just(Spelling::Plain), 1 => Just(Spelling::Unicode)]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any string, spelled any mix of ways and cut anywhere, decodes to
+        /// itself, and the decoder stops just after the closing quote.
+        #[test]
+        fn decodes_every_spelling_under_every_split(
+            s in "[a-z \"\\\\/\n\r\t\u{8}\u{c}\u{1}é日😀]{0,40}",
+            spellings in proptest::collection::vec(spelling(), 1..5),
+            cuts in proptest::collection::vec(0usize..400, 0..10),
+        ) {
+            let body = encode(&s, &spellings);
+            let input = format!("{body}, \"next\"");
+            let (out, end) = decode_split(&input, &cuts);
+            prop_assert_eq!(end, Ok(Some(body.len())));
+            prop_assert_eq!(out, s);
+        }
+    }
+
+    #[test]
+    fn clusters_of_escapes_decode_whole_and_cut_inside() {
+        // A line of file content inside arguments inside a JSON string: the
+        // shape the open_ai_function dialect streams.
+        let input = r#"say \\\"hi\\\" C:\\\\dir\\n\/x\b\f\r\t" tail"#;
+        let want = "say \\\"hi\\\" C:\\\\dir\\n/x\u{8}\u{c}\r\t";
+        for cut in 0..=input.len() {
+            let (out, end) = decode_split(input, &[cut]);
+            assert_eq!(end, Ok(Some(input.len() - " tail".len())), "cut at {cut}");
+            assert_eq!(out, want, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        for (input, want) in [
+            (r#"\ud83dx""#, "\u{fffd}x"),
+            (r#"\ud83d\n""#, "\u{fffd}\n"),
+            (r#"\ud83d""#, "\u{fffd}"),
+            (r#"\ud83d\ud83d\ude00""#, "\u{fffd}😀"),
+            (r#"\ude00a""#, "\u{fffd}a"),
+            (r#"\ud83d\u0041""#, "\u{fffd}A"),
+        ] {
+            for cut in 0..=input.len() {
+                let (out, end) = decode_split(input, &[cut]);
+                assert_eq!(end, Ok(Some(input.len())), "{input} cut at {cut}");
+                assert_eq!(out, want, "{input} cut at {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_escape_is_reported_where_it_is() {
+        for (input, at) in [(r#"ab\qcd""#, 3), (r#"\\\x""#, 3), (r#"\u00g0""#, 4)] {
+            for cut in 0..=input.len() {
+                assert_eq!(
+                    decode_split(input, &[cut]).1,
+                    Err(at),
+                    "{input} cut at {cut}"
+                );
+            }
+        }
+    }
 }
