@@ -238,6 +238,15 @@ impl Front {
             // same shape check and request handling, without the thirteen
             // request types `ClientRequest` (an untagged union) tries and fails
             // first. Other requests fail this parse and are relayed to rmcp.
+            // The plain shape of a call is read straight into rmcp's types first.
+            if let Some(request) = super::fast_call::fast_call(body) {
+                let request = super::client_request(request);
+                if direct_path(peer, &request) {
+                    self.call(peer, request, alone, calls);
+                    return true;
+                }
+                return relay.write_all(line).await.is_ok();
+            }
             match serde_json::from_slice::<CallOrNotification>(body) {
                 Ok(JsonRpcMessage::Request(request)) => {
                     let request = super::client_request(request);

@@ -3,6 +3,7 @@
 //! and Streamable HTTP transports.
 
 mod error;
+mod fast_call;
 mod handler;
 mod http;
 mod http_direct;
