@@ -11,14 +11,24 @@
 //! reqwest client keeps no idle connections).
 //!
 //! The `*_process` rows run each server in a process of its own
-//! (`echo_server`, this crate's binary), as a deployed server runs; the
-//! other HTTP rows share the bench's runtime with the client. Two floors run
+//! (`echo_server`, this crate's binary), as a deployed server runs, and drive
+//! it from a client on a current-thread runtime: the thread that waits for a
+//! reply is the one that reads it, so the client adds no thread hand-offs of
+//! its own (on the multi-threaded runtime, `block_on` parks the bench thread
+//! and a worker wakes it for every reply). The other HTTP rows share the
+//! bench's multi-threaded runtime with the client. Two floors run
 //! beside them: `floor`, a bare tokio loop answering each request with a fixed
 //! reply (the loopback round trip and the runtime's wake-ups, nothing else),
 //! and `floor_hyper`, hyper's HTTP/1 server reading the body and sending the
 //! same fixed reply (what any server on rmcp's HTTP stack costs at least).
 //!
 //! `cargo bench --bench server_only -- --warm-up-time 1 --measurement-time 3`
+//!
+//! With one call in flight between processes, where the client and the server
+//! run decides most of the time on a small VM: waking a halted vCPU costs
+//! more than the work of a call (docs/performance.md). `taskset -c 0 cargo
+//! bench ...` puts the bench and its servers on one vCPU, which leaves the
+//! servers' own work to compare.
 #![allow(clippy::unwrap_used)]
 
 mod echo;
@@ -231,6 +241,10 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
+    let client_rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let mut group = c.benchmark_group("server_only");
     let mut ours = rt.block_on(raw_client_ours(hub()));
     let mut rmcp = rt.block_on(raw_client(RmcpEcho));
@@ -290,8 +304,16 @@ fn bench(c: &mut Criterion) {
         let mode = if keepalive { "keepalive" } else { "connect" };
         for in_flight in [1usize, 16] {
             for (name, target) in &targets {
+                // Servers in processes of their own get the lean client.
+                let client = if name.contains("_process/") {
+                    &client_rt
+                } else {
+                    &rt
+                };
                 group.bench_function(format!("{name}/{mode}/{in_flight}"), |b| {
-                    b.iter_custom(|iters| rt.block_on(target.drive(iters, in_flight, keepalive)))
+                    b.iter_custom(|iters| {
+                        client.block_on(target.drive(iters, in_flight, keepalive))
+                    })
                 });
             }
         }
