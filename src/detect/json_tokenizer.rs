@@ -573,6 +573,8 @@ impl JsonTokenizer {
         match kind {
             ValueKind::String => {
                 self.buf.clear();
+                // The decoded text is never longer than its JSON spelling.
+                self.buf.reserve(input.len() - start);
                 let res = self.decoder.decode(&input[start..], &mut self.buf);
                 match res {
                     Err(e) => {
