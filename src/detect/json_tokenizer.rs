@@ -146,13 +146,13 @@ impl StrDecoder {
         while i < bytes.len() {
             match self.escape {
                 Escape::None if self.high.is_none() => {
-                    // Runs of plain text, and clusters of one-byte escapes
-                    // (file content inside a JSON string inside a JSON string
-                    // is mostly `\\\"` and `\\\\` between short runs): one
-                    // table look-up per escape, no branch on which one it is.
-                    // `\u`, a bad escape and an escape cut by the end of the
-                    // input go through the states.
-                    loop {
+                    // Runs of plain text, and the clusters of one-byte escapes
+                    // between them, by table: file content inside a JSON string
+                    // inside a JSON string is mostly `\\\"` and `\\\\` between
+                    // short runs, where a branch on which escape it is
+                    // mispredicts. `\u`, a bad escape and an escape cut by the
+                    // end of the input go through the states.
+                    'fast: loop {
                         let Some(rel) = super::scan::find2(b'"', b'\\', &bytes[i..]) else {
                             out.push_str(&input[i..]);
                             return Ok(None);
@@ -164,24 +164,18 @@ impl StrDecoder {
                         if bytes[i] == b'"' {
                             return Ok(Some(i + 1));
                         }
-                        // At a backslash: decode the cluster it opens.
-                        loop {
+                        // The whole cluster this backslash opens, without a
+                        // search per escape (measured: a `find2` each made
+                        // 4 KB chunks 7-11 % slower).
+                        while bytes.get(i) == Some(&b'\\') {
                             let decoded = bytes
                                 .get(i + 1)
                                 .map_or(0, |&c| SIMPLE_ESCAPES[usize::from(c)]);
                             if decoded == 0 {
-                                break;
+                                break 'fast;
                             }
                             out.push(char::from(decoded));
                             i += 2;
-                            if bytes.get(i) != Some(&b'\\') {
-                                break;
-                            }
-                        }
-                        match bytes.get(i) {
-                            Some(b'\\') => break,
-                            Some(_) => {}
-                            None => return Ok(None),
                         }
                     }
                     self.escape = Escape::Backslash;
@@ -207,19 +201,12 @@ impl StrDecoder {
                         };
                         continue;
                     }
-                    let decoded = match c {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        _ => return Err(i - 1),
-                    };
+                    let decoded = SIMPLE_ESCAPES[usize::from(c)];
+                    if decoded == 0 {
+                        return Err(i - 1);
+                    }
                     self.flush_high(out);
-                    out.push(decoded);
+                    out.push(char::from(decoded));
                     self.escape = Escape::None;
                 }
                 Escape::Unicode { digits, value } => {
@@ -244,7 +231,7 @@ impl StrDecoder {
         Ok(None)
     }
 
-    /// Whether the decoder is between a string's characters (no escape open).
+    /// Appends one UTF-16 code unit from a `\u` escape, pairing surrogates.
     fn code_unit(&mut self, unit: u16, out: &mut String) {
         match unit {
             0xD800..=0xDBFF => {
@@ -656,7 +643,8 @@ mod tests {
     /// How one character is written inside a JSON string.
     #[derive(Debug, Clone, Copy)]
     enum Spelling {
-        /// As itself where JSON allows it, else its short escape, else `\u`.
+        /// Its short escape where it has one (`/` too, as `\/`), else `\u`
+        /// below U+0020, else itself.
         Plain,
         /// `\uXXXX`, as a surrogate pair above U+FFFF.
         Unicode,
