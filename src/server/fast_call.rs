@@ -10,24 +10,39 @@
 //! exactly `jsonrpc`, `id`, `method` and `params`, where `params` has `name`
 //! and optionally `arguments` and `_meta`, each key once and unescaped.
 //! Anything else (another key, a repeated key, an array where an object
-//! belongs, `inputResponses` or `requestState`) is not read here: the caller
-//! falls back to rmcp's parse, which decides. What this parse accepts, it
-//! builds as rmcp does: rmcp's own types read `jsonrpc`, `id` and `method`,
-//! and `_meta` goes into the request's extensions as a `RequestMetaObject`
-//! (so `params.meta` stays empty). `tests` checks every accepted body against
-//! rmcp's parse.
+//! belongs, `inputResponses` or `requestState`) is not read here:
+//! [`read_message`] falls back to rmcp's parse, which decides. What this parse
+//! accepts, it builds as rmcp does: rmcp's own types read `jsonrpc`, `id` and
+//! `method`, and `_meta` goes into the request's extensions as a
+//! `RequestMetaObject` (so `params.meta` stays empty). `tests` checks every
+//! accepted body against rmcp's parse.
 
 use std::fmt;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, JsonObject, JsonRpcRequest,
-    JsonRpcVersion2_0, RequestId, RequestMetaObject,
+    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, JsonObject, JsonRpcMessage,
+    JsonRpcRequest, JsonRpcVersion2_0, RequestId, RequestMetaObject,
 };
-use serde::Deserializer as _;
-use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer as _};
+
+/// `body` as a message of the direct paths: a plain `tools/call` read here,
+/// else rmcp's own message parse with requests narrowed to `tools/call`
+/// (`Resp` and `Noti` say what else the caller reads); `None` when neither
+/// parses, for rmcp's service.
+pub(super) fn read_message<'de, Resp, Noti>(
+    body: &'de [u8],
+) -> Option<JsonRpcMessage<CallToolRequest, Resp, Noti>>
+where
+    JsonRpcMessage<CallToolRequest, Resp, Noti>: Deserialize<'de>,
+{
+    fast_call(body)
+        .map(JsonRpcMessage::Request)
+        .or_else(|| serde_json::from_slice(body).ok())
+}
 
 /// `body` as a plain `tools/call` request, or `None` for rmcp's parse.
-pub(super) fn fast_call(body: &[u8]) -> Option<JsonRpcRequest<CallToolRequest>> {
+fn fast_call(body: &[u8]) -> Option<JsonRpcRequest<CallToolRequest>> {
     let mut de = serde_json::Deserializer::from_slice(body);
     let request = de.deserialize_map(MessageVisitor).ok()?;
     de.end().ok()?;
@@ -64,10 +79,7 @@ impl<'de> Visitor<'de> for MessageVisitor {
                 "id" => once(&mut id, map.next_value::<RequestId>()?)?,
                 "method" => once(&mut method, map.next_value::<CallToolRequestMethod>()?)?,
                 "params" => once(&mut params, map.next_value_seed(ParamsSeed)?)?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    return Err(not_plain());
-                }
+                _ => return Err(not_plain()),
             }
         }
         let (Some(jsonrpc), Some(id), Some(_), Some(params)) = (jsonrpc, id, method, params) else {
@@ -109,10 +121,7 @@ impl<'de> Visitor<'de> for ParamsSeed {
                 "name" => once(&mut name, map.next_value::<String>()?)?,
                 "arguments" => once(&mut arguments, map.next_value::<Option<JsonObject>>()?)?,
                 "_meta" => once(&mut meta, map.next_value::<Option<JsonObject>>()?)?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    return Err(not_plain());
-                }
+                _ => return Err(not_plain()),
             }
         }
         let Some(name) = name else {

@@ -234,28 +234,21 @@ impl Front {
             let body = line.strip_suffix(b"\n").unwrap_or(line);
             let body = body.strip_suffix(b"\r").unwrap_or(body);
             let body = body.strip_prefix(UTF8_BOM).unwrap_or(body);
-            // rmcp's message parse with requests narrowed to `tools/call`: the
-            // same shape check and request handling, without the thirteen
-            // request types `ClientRequest` (an untagged union) tries and fails
-            // first. Other requests fail this parse and are relayed to rmcp.
-            // The plain shape of a call is read straight into rmcp's types first.
-            if let Some(request) = super::fast_call::fast_call(body) {
-                let request = super::client_request(request);
-                if direct_path(peer, &request) {
-                    self.call(peer, request, alone, calls);
-                    return true;
-                }
-                return relay.write_all(line).await.is_ok();
-            }
-            match serde_json::from_slice::<CallOrNotification>(body) {
-                Ok(JsonRpcMessage::Request(request)) => {
+            // A plain call read straight into rmcp's types, else rmcp's
+            // message parse with requests narrowed to `tools/call` (without
+            // the thirteen request types `ClientRequest`, an untagged union,
+            // tries and fails first). Other requests parse neither way and are
+            // relayed to rmcp.
+            let message: Option<CallOrNotification> = super::fast_call::read_message(body);
+            match message {
+                Some(JsonRpcMessage::Request(request)) => {
                     let request = super::client_request(request);
                     if direct_path(peer, &request) {
                         self.call(peer, request, alone, calls);
                         return true;
                     }
                 }
-                Ok(JsonRpcMessage::Notification(notification)) => {
+                Some(JsonRpcMessage::Notification(notification)) => {
                     if let ClientNotification::CancelledNotification(cancelled) =
                         &notification.notification
                         && let Some(id) = &cancelled.params.request_id

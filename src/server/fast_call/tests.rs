@@ -2,7 +2,7 @@ use proptest::prelude::*;
 use rmcp::model::{CallToolRequest, JsonRpcMessage, RequestMetaObject};
 use serde_json::Value;
 
-use super::fast_call;
+use super::{fast_call, read_message};
 
 /// rmcp's own parse of `body` as a `tools/call` request, serialized.
 fn rmcp_parse(body: &str) -> Option<Value> {
@@ -175,4 +175,40 @@ proptest! {
             prop_assert_eq!(Some(fast), rmcp_parse(&body), "{}", body);
         }
     }
+}
+
+#[test]
+fn read_message_falls_back_to_rmcps_parse() {
+    let read =
+        |body: &str| -> Option<JsonRpcMessage<CallToolRequest>> { read_message(body.as_bytes()) };
+    let plain = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#;
+    assert!(matches!(read(plain), Some(JsonRpcMessage::Request(_))));
+    // Only rmcp's parse reads `requestState`; the request keeps it.
+    let stateful = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","requestState":"s"}}"#;
+    assert_eq!(fast_parse(stateful), None);
+    let Some(JsonRpcMessage::Request(request)) = read(stateful) else {
+        panic!("rmcp's parse did not read {stateful}");
+    };
+    assert_eq!(request.request.params.request_state.as_deref(), Some("s"));
+    // Another method parses neither way.
+    assert!(read(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#).is_none());
+}
+
+/// The property test means something only while its generator reaches bodies
+/// the fast parse accepts (66 of 512 when it was written).
+#[test]
+fn the_generator_reaches_accepted_messages() {
+    use proptest::strategy::ValueTree as _;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = prop_oneof![message(), likely_call()];
+    let taken = (0..512)
+        .filter(|_| {
+            let body = strategy.new_tree(&mut runner).unwrap().current();
+            fast_parse(&body).is_some()
+        })
+        .count();
+    assert!(
+        taken >= 32,
+        "only {taken} of 512 generated bodies were accepted"
+    );
 }
