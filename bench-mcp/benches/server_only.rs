@@ -136,6 +136,8 @@ async fn raw_client_ours(hub: Hub) -> RawClient {
 struct HttpTarget {
     addr: std::net::SocketAddr,
     request: Arc<Vec<u8>>,
+    /// The server runs in a process of its own (driven by the lean client).
+    own_process: bool,
 }
 
 impl HttpTarget {
@@ -148,6 +150,7 @@ impl HttpTarget {
         Self {
             addr,
             request: Arc::new(request.into_bytes()),
+            own_process: false,
         }
     }
 
@@ -231,7 +234,10 @@ fn http_process(server: &str, reply: &str) -> HttpTarget {
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let target = HttpTarget::new(line.trim().parse().unwrap());
+    let target = HttpTarget {
+        own_process: true,
+        ..HttpTarget::new(line.trim().parse().unwrap())
+    };
     std::mem::forget(child);
     target
 }
@@ -305,11 +311,7 @@ fn bench(c: &mut Criterion) {
         for in_flight in [1usize, 16] {
             for (name, target) in &targets {
                 // Servers in processes of their own get the lean client.
-                let client = if name.contains("_process/") {
-                    &client_rt
-                } else {
-                    &rt
-                };
+                let client = if target.own_process { &client_rt } else { &rt };
                 group.bench_function(format!("{name}/{mode}/{in_flight}"), |b| {
                     b.iter_custom(|iters| {
                         client.block_on(target.drive(iters, in_flight, keepalive))
