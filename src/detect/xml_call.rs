@@ -635,6 +635,13 @@ impl Entry {
         }
         self.value.push_str(s);
         if self.ty == ParamType::String && self.call.is_some() {
+            // Most deltas hold nothing to escape: then they are their own
+            // fragment, with no copy through `scratch` (at 4-byte deltas that
+            // copy was 10-20 % of the time).
+            if super::scan::find_json_escape(s.as_bytes(), 0).is_none() {
+                self.emit(sink, s);
+                return;
+            }
             self.scratch.clear();
             escape_json_into(s, &mut self.scratch);
             let scratch = std::mem::take(&mut self.scratch);
