@@ -407,8 +407,7 @@ impl CallObjects {
             }
             JsonEvent::RawChunk(c) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.chunk(c);
-                    el.args.flush(el.call.as_ref().map(|c| c.0), sink);
+                    el.args.push(c, el.call.as_ref().map(|c| c.0), sink);
                 }
             }
             _ => {}

@@ -414,8 +414,7 @@ impl EntryHandler {
             }
             JsonEvent::RawStart(kind) => self.args.start(kind),
             JsonEvent::RawChunk(c) => {
-                self.args.chunk(c);
-                self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+                self.args.push(c, self.call.as_ref().map(|c| c.0), sink);
             }
             _ => {}
         }

@@ -370,8 +370,7 @@ impl CallParser for SectionParser {
                             Directive::Continue
                         }
                         JsonEvent::RawChunk(c) => {
-                            args.chunk(c);
-                            args.flush(index, sink);
+                            args.push(c, index, sink);
                             Directive::Continue
                         }
                         _ => Directive::Continue,

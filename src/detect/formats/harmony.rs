@@ -380,8 +380,8 @@ impl CallParser for HarmonyCall {
                 }
                 CallState::Json => {
                     let (next, closed) = self.brackets.scan(bytes, i);
-                    self.args.chunk(&input[i..next]);
-                    self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+                    self.args
+                        .push(&input[i..next], self.call.as_ref().map(|c| c.0), sink);
                     i = next;
                     if !closed {
                         return Parsed::need_more(i);

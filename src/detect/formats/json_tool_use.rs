@@ -123,8 +123,7 @@ impl EnvelopeHandler for ToolUseHandler {
                 self.try_start(sink, false);
             }
             JsonEvent::RawChunk(c) => {
-                self.args.chunk(c);
-                self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+                self.args.push(c, self.call.as_ref().map(|c| c.0), sink);
             }
             _ => {}
         }

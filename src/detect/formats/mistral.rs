@@ -182,8 +182,7 @@ impl CallParser for V11Parser {
             match ev {
                 JsonEvent::RawStart(kind) => args.start(kind),
                 JsonEvent::RawChunk(c) => {
-                    args.chunk(c);
-                    args.flush(index, sink);
+                    args.push(c, index, sink);
                 }
                 _ => {}
             }
