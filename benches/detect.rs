@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolrouter::detect::{DetectConfig, StreamDetector};
+use toolrouter::detect::{DetectConfig, EventBatch, EventRef, StreamDetector};
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
 
 mod workloads;
@@ -29,9 +29,31 @@ fn catalog() -> Arc<ToolCatalog> {
     ]))
 }
 
-/// One stream through a fresh detector, as a consumer would read it: the
-/// number of finished calls.
+/// One stream through a fresh detector, as a consumer would read it: events
+/// in an [`EventBatch`] read and cleared after every delta; the number of
+/// finished calls.
 fn run(catalog: &Arc<ToolCatalog>, config: &DetectConfig, pieces: &[&str]) -> usize {
+    let mut detector = StreamDetector::new(catalog.clone(), config.clone());
+    let mut events = EventBatch::new();
+    let mut calls = 0;
+    for p in pieces {
+        detector.feed(p, &mut events);
+        calls += events
+            .iter()
+            .filter(|e| matches!(e, EventRef::CallEnd { .. }))
+            .count();
+        events.clear();
+    }
+    detector.finish(&mut events);
+    calls
+        + events
+            .iter()
+            .filter(|e| matches!(e, EventRef::CallEnd { .. }))
+            .count()
+}
+
+/// [`run`] with owned events: a `Vec<DetectEvent>`, one string per event.
+fn run_owned(catalog: &Arc<ToolCatalog>, config: &DetectConfig, pieces: &[&str]) -> usize {
     let mut detector = StreamDetector::new(catalog.clone(), config.clone());
     let mut events = Vec::new();
     let mut calls = 0;
@@ -147,6 +169,13 @@ fn per_format(c: &mut Criterion) {
                 group.bench_with_input(BenchmarkId::new("delta", n), &pieces, |b, pieces| {
                     b.iter(|| run(&catalog, &config, black_box(pieces)))
                 });
+                if n == 4 {
+                    group.bench_with_input(
+                        BenchmarkId::new("owned_delta", n),
+                        &pieces,
+                        |b, pieces| b.iter(|| run_owned(&catalog, &config, black_box(pieces))),
+                    );
+                }
             }
             group.finish();
         }

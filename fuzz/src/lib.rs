@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolrouter::detect::{DetectConfig, StreamDetector};
+use toolrouter::detect::{DetectConfig, EventBatch, StreamDetector};
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
 
 fn catalog() -> Arc<ToolCatalog> {
@@ -117,4 +117,39 @@ pub fn check_config(config: DetectConfig, data: &[u8]) {
     let (split, regions) = run(&pieces, &config);
     conserved(&input, &split.0, &regions);
     assert_eq!(split, whole, "split-invariance (step {step})");
+    batch_agrees(&pieces, &config);
+}
+
+/// An `EventBatch`, read and cleared after every delta, receives exactly the
+/// events a `Vec<DetectEvent>` does (generated call ids aside).
+fn batch_agrees(pieces: &[&str], config: &DetectConfig) {
+    let blank_ids = |events: &mut Vec<DetectEvent>| {
+        for event in events {
+            match event {
+                DetectEvent::CallStart { id, .. } if id.starts_with("call_") => id.clear(),
+                DetectEvent::CallEnd { call, .. } if call.id.starts_with("call_") => call.id.clear(),
+                _ => {}
+            }
+        }
+    };
+    let mut detector = StreamDetector::new(catalog(), config.clone());
+    let mut owned = Vec::new();
+    for p in pieces {
+        detector.feed(p, &mut owned);
+    }
+    detector.finish(&mut owned);
+    let mut detector = StreamDetector::new(catalog(), config.clone());
+    let mut batch = EventBatch::new();
+    let mut from_batch = Vec::new();
+    for p in pieces.iter().map(Some).chain([None]) {
+        match p {
+            Some(p) => detector.feed(p, &mut batch),
+            None => detector.finish(&mut batch),
+        }
+        from_batch.extend(batch.iter().map(|e| e.to_event()));
+        batch.clear();
+    }
+    blank_ids(&mut owned);
+    blank_ids(&mut from_batch);
+    assert_eq!(from_batch, owned, "EventBatch and Vec<DetectEvent> receive the same events");
 }

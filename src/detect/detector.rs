@@ -12,16 +12,15 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use compact_str::CompactString;
-
 use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
 use crate::detect::scan::leading_ws;
 
+use super::batch::{EventBatch, EventOutput};
 use super::config::{DetectConfig, MAX_PROBE_BYTES};
 use super::format::{CallParser, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
 use super::reasoning::ReasoningBlock;
-use super::sink::{CallSink, RegionRecord, finished_call, push_event};
+use super::sink::{CallSink, RegionRecord, finished_call};
 
 /// What the scanner is doing.
 enum Mode {
@@ -118,6 +117,8 @@ pub struct StreamDetector {
     seen: Vec<WireFormat>,
     /// Why the last step abandoned its region (see [`StepStatus`]).
     abandoned: Option<(DiagnosticKind, String)>,
+    /// See [`spare_batch`](Self::spare_batch).
+    spare: Option<Box<EventBatch>>,
 }
 
 /// What one run of a region's parser did.
@@ -246,15 +247,28 @@ impl StreamDetector {
             at_start: true,
             seen: Vec::new(),
             abandoned: None,
+            spare: None,
         }
     }
 
-    /// Feeds the next text delta; appends the events it decides to `out`.
-    pub fn feed(&mut self, delta: &str, out: &mut Vec<DetectEvent>) {
+    /// The batch that owned output ([`EventOutput`] for `Vec<DetectEvent>`)
+    /// is filled through, kept so that it is allocated once per stream.
+    pub(crate) fn spare_batch(&mut self) -> &mut Option<Box<EventBatch>> {
+        &mut self.spare
+    }
+
+    /// Feeds the next text delta; appends the events it decides to `out`
+    /// (a `Vec<DetectEvent>`, or an [`EventBatch`]: the same events, stored
+    /// flat, and faster to fill and read).
+    pub fn feed(&mut self, delta: &str, out: &mut impl EventOutput) {
+        out.run(self, |detector, batch| detector.feed_batch(delta, batch));
+    }
+
+    fn feed_batch(&mut self, delta: &str, out: &mut EventBatch) {
         if self.finished || delta.is_empty() {
             return;
         }
-        let floor = out.len();
+        let floor = out.written();
         if self.pending.is_empty() && matches!(self.mode, Mode::Call { .. }) {
             // Inside a call with nothing held back: the parser reads the delta
             // itself, and only what it leaves is copied into `pending`.
@@ -289,7 +303,11 @@ impl StreamDetector {
 
     /// Ends the stream: decides everything held back, gives unfinished markup
     /// back as text, and reports structured calls left open.
-    pub fn finish(&mut self, out: &mut Vec<DetectEvent>) {
+    pub fn finish(&mut self, out: &mut impl EventOutput) {
+        out.run(self, Self::finish_batch);
+    }
+
+    fn finish_batch(&mut self, out: &mut EventBatch) {
         if self.finished {
             return;
         }
@@ -333,10 +351,23 @@ impl StreamDetector {
         id: Option<&str>,
         name: &str,
         format: WireFormat,
-        out: &mut Vec<DetectEvent>,
+        out: &mut impl EventOutput,
+    ) {
+        out.run(self, |detector, batch| {
+            detector.structured_start_batch(key, id, name, format, batch)
+        });
+    }
+
+    fn structured_start_batch(
+        &mut self,
+        key: u64,
+        id: Option<&str>,
+        name: &str,
+        format: WireFormat,
+        out: &mut EventBatch,
     ) {
         if self.structured.contains_key(&key) {
-            self.structured_end(key, out);
+            self.structured_end_batch(key, out);
         }
         let index = self.next_index;
         self.next_index += 1;
@@ -364,7 +395,13 @@ impl StreamDetector {
     }
 
     /// More argument text of a structured call; unknown keys are ignored.
-    pub fn structured_args(&mut self, key: u64, fragment: &str, out: &mut Vec<DetectEvent>) {
+    pub fn structured_args(&mut self, key: u64, fragment: &str, out: &mut impl EventOutput) {
+        out.run(self, |detector, batch| {
+            detector.structured_args_batch(key, fragment, batch)
+        });
+    }
+
+    fn structured_args_batch(&mut self, key: u64, fragment: &str, out: &mut EventBatch) {
         let max = self.config.max_call_bytes;
         let Some(call) = self.structured.get_mut(&key) else {
             tracing::debug!(key, "arguments for a structured call that is not open");
@@ -387,7 +424,13 @@ impl StreamDetector {
     /// A structured call is complete. Empty or whitespace-only arguments mean
     /// `{}`; arguments that are not a JSON object give a `Malformed` diagnostic
     /// (no text is returned for structured calls).
-    pub fn structured_end(&mut self, key: u64, out: &mut Vec<DetectEvent>) {
+    pub fn structured_end(&mut self, key: u64, out: &mut impl EventOutput) {
+        out.run(self, |detector, batch| {
+            detector.structured_end_batch(key, batch)
+        });
+    }
+
+    fn structured_end_batch(&mut self, key: u64, out: &mut EventBatch) {
         let Some(call) = self.structured.remove(&key) else {
             return;
         };
@@ -431,14 +474,14 @@ impl StreamDetector {
     }
 
     /// Runs the scanner over `pending`.
-    fn run(&mut self, eof: bool, out: &mut Vec<DetectEvent>) {
-        let floor = out.len();
+    fn run(&mut self, eof: bool, out: &mut EventBatch) {
+        let floor = out.written();
         self.run_from(0, eof, floor, out);
     }
 
     /// Runs the scanner over `pending` from `cur`; events of this delta start
     /// at `floor` in `out`.
-    fn run_from(&mut self, mut cur: usize, eof: bool, floor: usize, out: &mut Vec<DetectEvent>) {
+    fn run_from(&mut self, mut cur: usize, eof: bool, floor: usize, out: &mut EventBatch) {
         loop {
             let progress = match self.mode {
                 Mode::Text => self.scan_text(cur, eof, floor, out),
@@ -467,40 +510,24 @@ impl StreamDetector {
     }
 
     /// Emits visible text, merging with the previous text event of this call.
-    fn emit_text(&mut self, text: &str, floor: usize, out: &mut Vec<DetectEvent>) {
+    fn emit_text(&mut self, text: &str, floor: usize, out: &mut EventBatch) {
         if text.is_empty() {
             return;
         }
         self.at_start = false;
         self.note_line(text);
-        if out.len() > floor
-            && let Some(DetectEvent::Text { text: last }) = out.last_mut()
-        {
-            last.push_str(text);
-            return;
-        }
-        push_event(out, || DetectEvent::Text {
-            text: CompactString::new(text),
-        });
+        out.push_text(text, floor);
     }
 
     /// Emits `pending[range]` as text without an intermediate copy.
-    fn emit_pending(&mut self, range: Range<usize>, floor: usize, out: &mut Vec<DetectEvent>) {
+    fn emit_pending(&mut self, range: Range<usize>, floor: usize, out: &mut EventBatch) {
         let text = &self.pending[range];
         if text.is_empty() {
             return;
         }
         self.at_start = false;
         self.line_start = line_start_after(self.line_start, text);
-        if out.len() > floor
-            && let Some(DetectEvent::Text { text: last }) = out.last_mut()
-        {
-            last.push_str(text);
-            return;
-        }
-        push_event(out, || DetectEvent::Text {
-            text: CompactString::new(text),
-        });
+        out.push_text(text, floor);
     }
 
     fn note_line(&mut self, s: &str) {
@@ -526,7 +553,7 @@ impl StreamDetector {
         mut cur: usize,
         eof: bool,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) -> Option<usize> {
         let bytes = self.pending.as_bytes();
         if self.boundary {
@@ -736,7 +763,7 @@ impl StreamDetector {
         lead: usize,
         eof: bool,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) -> Option<usize> {
         let cur = start + lead;
         let bytes = self.pending.as_bytes();
@@ -795,7 +822,7 @@ impl StreamDetector {
         ticks: usize,
         eof: bool,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) -> Option<usize> {
         loop {
             let bytes = self.pending.as_bytes();
@@ -832,7 +859,7 @@ impl StreamDetector {
         cur: usize,
         eof: bool,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) -> Option<usize> {
         let pending = std::mem::take(&mut self.pending);
         let step = self.parse_call(&pending[cur..], eof, floor, out);
@@ -848,7 +875,7 @@ impl StreamDetector {
         input: &str,
         eof: bool,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) -> Option<CallStep> {
         let Mode::Call {
             parser,
@@ -906,7 +933,7 @@ impl StreamDetector {
         next: usize,
         step: CallStep,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) -> Option<usize> {
         let CallStep {
             status,
@@ -975,7 +1002,7 @@ impl StreamDetector {
     }
 
     /// The region ended as parsed.
-    fn accept(&mut self, format: WireFormat, floor: usize, out: &mut Vec<DetectEvent>) {
+    fn accept(&mut self, format: WireFormat, floor: usize, out: &mut EventBatch) {
         let region = std::mem::take(&mut self.region);
         let record = std::mem::take(&mut self.record);
         self.mode = Mode::Text;
@@ -999,7 +1026,9 @@ impl StreamDetector {
         if !self.seen.contains(&format) {
             self.seen.push(format);
         }
-        out.extend(record.deferred);
+        for event in record.deferred {
+            out.push(event);
+        }
         let mut pos = 0;
         for span in &record.text_spans {
             self.add_region(self.region_at + pos..self.region_at + span.start);
@@ -1032,7 +1061,7 @@ impl StreamDetector {
         kind: DiagnosticKind,
         message: String,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) {
         let region = std::mem::take(&mut self.region);
         let record = std::mem::take(&mut self.record);
@@ -1049,7 +1078,9 @@ impl StreamDetector {
             }
             return;
         }
-        out.extend(record.deferred);
+        for event in record.deferred {
+            out.push(event);
+        }
         let cut = record.committed_to.min(region.len());
         let mut pos = 0;
         for span in record.text_spans.iter().filter(|s| s.end <= cut) {
@@ -1087,7 +1118,7 @@ impl StreamDetector {
         kind: DiagnosticKind,
         message: String,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) {
         let (kind, name, message) = match record.text_spans.first() {
             Some(span)
@@ -1123,7 +1154,7 @@ impl StreamDetector {
         format: WireFormat,
         name: Option<String>,
         floor: usize,
-        out: &mut Vec<DetectEvent>,
+        out: &mut EventBatch,
     ) {
         let message = match &name {
             Some(n) => format!("`{n}` is not a registered tool"),

@@ -5,6 +5,7 @@
 //! dialect at once. [`DetectConfig`] selects dialects and limits. Each dialect
 //! is a module under `formats/` behind one trait; see `docs/formats.md`.
 
+mod batch;
 mod config;
 mod detector;
 mod format;
@@ -24,6 +25,7 @@ mod xml_call;
 #[allow(clippy::unwrap_used)]
 mod tests;
 
+pub use batch::{EventBatch, EventOutput, EventRef, Iter};
 pub use config::{CORE_TEXT_FORMATS, DEFAULT_TEXT_FORMATS, DetectConfig};
 pub use detector::{StreamDetector, detect_all};
 pub use formats::text_formats;

@@ -1,8 +1,8 @@
 //! `CallSink`: how a call parser emits events and records what it found in its region.
 
-use compact_str::CompactString;
-
 use crate::core::{DetectEvent, JsonObject, ToolCall, ToolCatalog, WireFormat, new_call_id};
+
+use super::batch::EventBatch;
 
 /// A stretch of a region that goes back as text: an entry naming an unknown tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +41,7 @@ pub(crate) struct CallSink<'a> {
     pub(crate) catalog: &'a ToolCatalog,
     /// Region offset of the first byte of the input given to this `parse` call.
     pub(crate) base: usize,
-    pub(crate) events: &'a mut Vec<DetectEvent>,
+    pub(crate) events: &'a mut EventBatch,
     pub(crate) record: &'a mut RegionRecord,
     pub(crate) next_index: &'a mut usize,
     /// Events before this index belong to earlier deltas and are never merged into.
@@ -81,20 +81,13 @@ impl CallSink<'_> {
         if fragment.is_empty() {
             return;
         }
-        if self.events.len() > self.floor
-            && let Some(DetectEvent::ArgsDelta {
-                index: last,
-                fragment: f,
-            }) = self.events.last_mut()
-            && *last == index
-        {
-            f.push_str(fragment);
-            return;
-        }
-        push_event(self.events, || DetectEvent::ArgsDelta {
-            index,
-            fragment: CompactString::new(fragment),
-        });
+        self.events.push_args(index, fragment, self.floor);
+    }
+
+    /// Emits `s` JSON-escaped (without quotes) as an `ArgsDelta`, escaped
+    /// straight into the event (nothing for an empty `s`).
+    pub(crate) fn args_escaped(&mut self, index: usize, s: &str) {
+        self.events.push_args_escaped(index, s, self.floor);
     }
 
     /// Emits `CallEnd`; `end` is the region offset just after the call's markup.
@@ -117,15 +110,7 @@ impl CallSink<'_> {
         if text.is_empty() {
             return;
         }
-        if self.events.len() > self.floor
-            && let Some(DetectEvent::Reasoning { text: last }) = self.events.last_mut()
-        {
-            last.push_str(text);
-            return;
-        }
-        push_event(self.events, || DetectEvent::Reasoning {
-            text: CompactString::new(text),
-        });
+        self.events.push_reasoning(text, self.floor);
     }
 
     /// Keeps the region up to region offset `end` out of the visible text even
@@ -155,14 +140,4 @@ pub(crate) fn finished_call(
     format: WireFormat,
 ) -> ToolCall {
     ToolCall::new(id, name, Some(arguments), format)
-}
-
-/// Pushes the event `make` builds.
-///
-/// `push(event)` builds a small event on the stack and then copies it into the
-/// vector, reading back bytes just written in narrower stores (a
-/// store-forwarding stall on every event); `extend` reserves first and lets the
-/// event be built in its slot. At 4-byte deltas this was a fifth of the time.
-pub(crate) fn push_event(events: &mut Vec<DetectEvent>, make: impl FnOnce() -> DetectEvent) {
-    events.extend(std::iter::once_with(make));
 }

@@ -282,29 +282,51 @@ fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
     }
 }
 
+/// A string [`escape_json_into`] appends to.
+pub(crate) trait JsonOut {
+    /// Appends `s`.
+    fn put(&mut self, s: &str);
+}
+
+impl JsonOut for String {
+    #[inline]
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+impl JsonOut for compact_str::CompactString {
+    #[inline]
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+/// How JSON spells the control characters without a short escape.
+const CONTROL_ESCAPES: [&str; 32] = [
+    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+    "\\u0008", "\\t", "\\n", "\\u000b", "\\u000c", "\\r", "\\u000e", "\\u000f", "\\u0010",
+    "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018",
+    "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+];
+
 /// JSON-escapes `s` (without quotes) onto `out`.
-pub(crate) fn escape_json_into(s: &str, out: &mut String) {
+pub(crate) fn escape_json_into(s: &str, out: &mut impl JsonOut) {
     let bytes = s.as_bytes();
     let mut start = 0;
     while let Some(i) = super::scan::find_json_escape(bytes, start) {
-        out.push_str(&s[start..i]);
-        let b = bytes[i];
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
-            }
-        }
+        out.put(&s[start..i]);
+        out.put(match bytes[i] {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b => CONTROL_ESCAPES
+                .get(usize::from(b))
+                .copied()
+                .unwrap_or_default(),
+        });
         start = i + 1;
     }
-    out.push_str(&s[start..]);
+    out.put(&s[start..]);
 }
 
 /// Converts a finished value by its declared type; strings stay strings.
@@ -359,7 +381,6 @@ struct Entry {
     flag: Option<ParamType>,
     ty: ParamType,
     value: String,
-    scratch: String,
 }
 
 /// The parser of one XML-style call region.
@@ -404,7 +425,6 @@ impl XmlCallParser {
             flag: None,
             ty: ParamType::String,
             value: String::new(),
-            scratch: String::new(),
         })
     }
 }
@@ -634,19 +654,11 @@ impl Entry {
             return;
         }
         self.value.push_str(s);
-        if self.ty == ParamType::String && self.call.is_some() {
-            // Most deltas hold nothing to escape: then they are their own
-            // fragment, with no copy through `scratch` (at 4-byte deltas that
-            // copy was 10-20 % of the time).
-            if super::scan::find_json_escape(s.as_bytes(), 0).is_none() {
-                self.emit(sink, s);
-                return;
-            }
-            self.scratch.clear();
-            escape_json_into(s, &mut self.scratch);
-            let scratch = std::mem::take(&mut self.scratch);
-            self.emit(sink, &scratch);
-            self.scratch = scratch;
+        if self.ty == ParamType::String
+            && let Some((index, _)) = &self.call
+        {
+            // Escaped straight into the event: no copy of the delta in between.
+            sink.args_escaped(*index, s);
         }
     }
 

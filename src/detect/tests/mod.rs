@@ -1,6 +1,7 @@
 //! Unit tests of the detector: one `check` helper, hand-written expectations,
 //! and property tests (split-invariance, conservation).
 
+mod batch;
 mod contract;
 mod dialects;
 mod formats;
@@ -15,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::core::{DetectEvent, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
 
-use super::{DetectConfig, StreamDetector};
+use super::{DetectConfig, EventBatch, StreamDetector};
 
 /// The test tools.
 pub(super) fn catalog() -> Arc<ToolCatalog> {
@@ -131,13 +132,51 @@ pub(super) fn run_pieces(
     pieces: &[&str],
     config: DetectConfig,
 ) -> (Outcome, Vec<std::ops::Range<usize>>) {
-    let mut detector = StreamDetector::new(catalog(), config.with_regions());
+    let mut detector = StreamDetector::new(catalog(), config.clone().with_regions());
     let mut events = Vec::new();
     for p in pieces {
         detector.feed(p, &mut events);
     }
     detector.finish(&mut events);
+    assert_eq!(
+        batch_events(pieces, config),
+        without_call_ids(events.clone()),
+        "an EventBatch received other events than a Vec"
+    );
     (outcome(&events), detector.call_regions().to_vec())
+}
+
+/// Runs `pieces` through a fresh detector into an [`EventBatch`] that is read
+/// and cleared after every delta, as a streaming consumer would: the events
+/// it held, owned, with generated call ids blanked.
+pub(super) fn batch_events(pieces: &[&str], config: DetectConfig) -> Vec<DetectEvent> {
+    let mut detector = StreamDetector::new(catalog(), config);
+    let mut batch = EventBatch::new();
+    let mut events = Vec::new();
+    for p in pieces.iter().map(Some).chain([None]) {
+        match p {
+            Some(p) => detector.feed(p, &mut batch),
+            None => detector.finish(&mut batch),
+        }
+        assert_eq!(batch.iter().len(), batch.len());
+        events.extend(batch.iter().map(|e| e.to_event()));
+        batch.clear();
+        assert!(batch.is_empty());
+    }
+    without_call_ids(events)
+}
+
+/// `events` with every generated call id (`call_…`) blanked, so that two
+/// runs can be compared.
+pub(super) fn without_call_ids(mut events: Vec<DetectEvent>) -> Vec<DetectEvent> {
+    for event in &mut events {
+        match event {
+            DetectEvent::CallStart { id, .. } if id.starts_with("call_") => id.clear(),
+            DetectEvent::CallEnd { call, .. } if call.id.starts_with("call_") => call.id.clear(),
+            _ => {}
+        }
+    }
+    events
 }
 
 /// Splits `input` into one-character pieces.

@@ -1,0 +1,563 @@
+//! `EventBatch`: the detector's events stored flat, and `EventOutput`, which
+//! lets [`StreamDetector`] write either into a batch or into a
+//! `Vec<DetectEvent>`.
+//!
+//! A 4-byte delta inside a call yields one `ArgsDelta` of a few bytes. As a
+//! `DetectEvent` that fragment is a `CompactString` built on the stack and
+//! moved into the vector, which re-reads the bytes it has just copied (a
+//! store-forwarding stall) and calls `memmove` for them: measured, a quarter
+//! of the time a small delta costs. A batch appends the fragment to one
+//! string it keeps and records the range, so an event costs one append and
+//! one small record, and a fragment that continues the previous one of the
+//! same delta only moves that record's end.
+
+use compact_str::CompactString;
+
+use crate::core::{DetectEvent, Diagnostic, ToolCall, WireFormat};
+
+use super::detector::StreamDetector;
+use super::scan::find_json_escape;
+use super::xml_call::escape_json_into;
+
+/// Pushes the owned event `make` builds.
+///
+/// `push(event)` builds a small event on the stack and then copies it into the
+/// vector, reading back bytes just written in narrower stores (a
+/// store-forwarding stall on every event); `extend` reserves first and lets the
+/// event be built in its slot.
+fn push_owned(events: &mut Vec<DetectEvent>, make: impl FnOnce() -> DetectEvent) {
+    events.extend(std::iter::once_with(make));
+}
+
+/// Events of a detected stream, stored flat: visible text, reasoning and
+/// argument fragments are ranges of one string the batch keeps.
+///
+/// Pass one to [`StreamDetector::feed`] and the other output methods instead
+/// of a `Vec<DetectEvent>` to read the events without an owned string per
+/// event; read them with [`iter`](Self::iter) (borrowed [`EventRef`]s), then
+/// [`clear`](Self::clear) the batch and reuse it for the next delta. The
+/// events are the same, in the same order, as a `Vec<DetectEvent>` receives.
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolrouter::detect::{DetectConfig, EventBatch, EventRef, StreamDetector};
+/// use toolrouter::{JsonObject, ToolCatalog};
+///
+/// let schema: JsonObject = serde_json::from_str(r#"{"type":"object","properties":{"path":{"type":"string"}}}"#).unwrap();
+/// let catalog = Arc::new(ToolCatalog::from_schemas([("read_file", &schema)]));
+/// let mut detector = StreamDetector::new(catalog, DetectConfig::default());
+/// let mut batch = EventBatch::new();
+/// let (mut text, mut args, mut calls) = (String::new(), String::new(), Vec::new());
+/// let deltas = ["Reading.\n<read_", "file><path>src/a", ".rs</path></read_file>"];
+/// for delta in deltas.into_iter().map(Some).chain([None]) {
+///     match delta {
+///         Some(delta) => detector.feed(delta, &mut batch),
+///         None => detector.finish(&mut batch),
+///     }
+///     for event in &batch {
+///         match event {
+///             EventRef::Text { text: t } => text.push_str(t),
+///             EventRef::ArgsDelta { fragment, .. } => args.push_str(fragment),
+///             EventRef::CallEnd { call, .. } => calls.push(call.name.clone()),
+///             _ => {}
+///         }
+///     }
+///     batch.clear();
+/// }
+/// assert_eq!(text, "Reading.\n");
+/// assert_eq!(args, r#"{"path":"src/a.rs"}"#);
+/// assert_eq!(calls, ["read_file"]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct EventBatch {
+    items: Vec<Item>,
+    /// The text of every `Text`, `Reasoning` and `ArgsDelta` item, in order.
+    text: String,
+    /// While the detector writes owned output (a `Vec<DetectEvent>`), that
+    /// vector, swapped in; `items` and `text` are then unused. Going through a
+    /// batch and converting afterwards would copy every string twice, and read
+    /// each back right after writing it (see [`ArgsCapture::push`]).
+    ///
+    /// [`ArgsCapture::push`]: super::json_call::ArgsCapture::push
+    owned: Vec<DetectEvent>,
+    /// `owned` is the output.
+    direct: bool,
+}
+
+/// One event of a batch.
+#[derive(Debug, Clone)]
+enum Item {
+    Text {
+        start: usize,
+        end: usize,
+    },
+    Reasoning {
+        start: usize,
+        end: usize,
+    },
+    Args {
+        index: usize,
+        start: usize,
+        end: usize,
+    },
+    /// Events that own their data (`CallStart`, `CallEnd`, `Malformed`);
+    /// boxed so that the frequent items stay four words.
+    Owned(Box<DetectEvent>),
+}
+
+/// A borrowed view of one event of an [`EventBatch`]; the same variants and
+/// fields as [`DetectEvent`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum EventRef<'a> {
+    /// Visible text, released once it can no longer open a call.
+    Text {
+        /// The text.
+        text: &'a str,
+    },
+    /// Reasoning ("thinking") text, never part of the visible text.
+    Reasoning {
+        /// The text.
+        text: &'a str,
+    },
+    /// A call has begun and its name is known.
+    CallStart {
+        /// The call's position among this stream's calls, from 0.
+        index: usize,
+        /// The call id (the model's own, or generated).
+        id: &'a str,
+        /// The tool name.
+        name: &'a str,
+        /// The dialect.
+        format: WireFormat,
+    },
+    /// More of a call's arguments JSON text.
+    ArgsDelta {
+        /// The call's index.
+        index: usize,
+        /// The next piece of the arguments JSON.
+        fragment: &'a str,
+    },
+    /// A call is complete.
+    CallEnd {
+        /// The call's index.
+        index: usize,
+        /// The finished call.
+        call: &'a ToolCall,
+    },
+    /// Markup that did not become a call; its raw text was given back as `Text`.
+    Malformed {
+        /// What went wrong.
+        diagnostic: &'a Diagnostic,
+    },
+}
+
+impl EventRef<'_> {
+    /// The owned event.
+    pub fn to_event(&self) -> DetectEvent {
+        match *self {
+            EventRef::Text { text } => DetectEvent::Text { text: text.into() },
+            EventRef::Reasoning { text } => DetectEvent::Reasoning { text: text.into() },
+            EventRef::CallStart {
+                index,
+                id,
+                name,
+                format,
+            } => DetectEvent::CallStart {
+                index,
+                id: id.to_owned(),
+                name: name.to_owned(),
+                format,
+            },
+            EventRef::ArgsDelta { index, fragment } => DetectEvent::ArgsDelta {
+                index,
+                fragment: fragment.into(),
+            },
+            EventRef::CallEnd { index, call } => DetectEvent::CallEnd {
+                index,
+                call: Box::new(call.clone()),
+            },
+            EventRef::Malformed { diagnostic } => DetectEvent::Malformed {
+                diagnostic: diagnostic.clone(),
+            },
+        }
+    }
+}
+
+impl<'a> From<&'a DetectEvent> for EventRef<'a> {
+    fn from(event: &'a DetectEvent) -> Self {
+        match event {
+            DetectEvent::Text { text } => EventRef::Text { text },
+            DetectEvent::Reasoning { text } => EventRef::Reasoning { text },
+            DetectEvent::CallStart {
+                index,
+                id,
+                name,
+                format,
+            } => EventRef::CallStart {
+                index: *index,
+                id,
+                name,
+                format: *format,
+            },
+            DetectEvent::ArgsDelta { index, fragment } => EventRef::ArgsDelta {
+                index: *index,
+                fragment,
+            },
+            DetectEvent::CallEnd { index, call } => EventRef::CallEnd {
+                index: *index,
+                call,
+            },
+            DetectEvent::Malformed { diagnostic } => EventRef::Malformed { diagnostic },
+        }
+    }
+}
+
+impl EventBatch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The number of events.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the batch holds no event.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Removes every event, keeping the allocated space for the next ones.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.items.clear();
+        self.text.clear();
+    }
+
+    /// The event at `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<EventRef<'_>> {
+        self.items.get(i).map(|item| self.view(item))
+    }
+
+    /// The events, in order.
+    #[inline]
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            batch: self,
+            items: self.items.iter(),
+        }
+    }
+
+    /// Moves every event, as an owned [`DetectEvent`], onto the end of `out`,
+    /// leaving the batch empty.
+    pub fn drain_into(&mut self, out: &mut Vec<DetectEvent>) {
+        out.reserve(self.items.len());
+        let text = self.text.as_str();
+        out.extend(self.items.drain(..).map(|item| match item {
+            Item::Text { start, end } => DetectEvent::Text {
+                text: CompactString::new(&text[start..end]),
+            },
+            Item::Reasoning { start, end } => DetectEvent::Reasoning {
+                text: CompactString::new(&text[start..end]),
+            },
+            Item::Args { index, start, end } => DetectEvent::ArgsDelta {
+                index,
+                fragment: CompactString::new(&text[start..end]),
+            },
+            Item::Owned(event) => *event,
+        }));
+        self.text.clear();
+    }
+
+    #[inline]
+    fn view<'a>(&'a self, item: &'a Item) -> EventRef<'a> {
+        // The ranges were recorded by this batch's own appends, so they lie on
+        // character boundaries of `text`; `get` keeps a broken one from
+        // panicking all the same.
+        let slice = |start: usize, end: usize| self.text.get(start..end).unwrap_or_default();
+        match item {
+            Item::Text { start, end } => EventRef::Text {
+                text: slice(*start, *end),
+            },
+            Item::Reasoning { start, end } => EventRef::Reasoning {
+                text: slice(*start, *end),
+            },
+            Item::Args { index, start, end } => EventRef::ArgsDelta {
+                index: *index,
+                fragment: slice(*start, *end),
+            },
+            Item::Owned(event) => EventRef::from(&**event),
+        }
+    }
+
+    /// The number of events written so far, in either mode: where the events
+    /// of a delta start (its `floor`).
+    pub(crate) fn written(&self) -> usize {
+        if self.direct {
+            self.owned.len()
+        } else {
+            self.items.len()
+        }
+    }
+
+    /// Appends visible text, merging it into the last event when that is text
+    /// at or after `floor`.
+    pub(crate) fn push_text(&mut self, s: &str, floor: usize) {
+        if self.direct {
+            if self.owned.len() > floor
+                && let Some(DetectEvent::Text { text }) = self.owned.last_mut()
+            {
+                text.push_str(s);
+            } else {
+                push_owned(&mut self.owned, || DetectEvent::Text {
+                    text: CompactString::new(s),
+                });
+            }
+            return;
+        }
+        self.text.push_str(s);
+        let end = self.text.len();
+        if self.items.len() > floor
+            && let Some(Item::Text { end: last, .. }) = self.items.last_mut()
+        {
+            *last = end;
+            return;
+        }
+        self.items.push(Item::Text {
+            start: end - s.len(),
+            end,
+        });
+    }
+
+    /// Appends reasoning text, merging as [`push_text`](Self::push_text) does.
+    pub(crate) fn push_reasoning(&mut self, s: &str, floor: usize) {
+        if self.direct {
+            if self.owned.len() > floor
+                && let Some(DetectEvent::Reasoning { text }) = self.owned.last_mut()
+            {
+                text.push_str(s);
+            } else {
+                push_owned(&mut self.owned, || DetectEvent::Reasoning {
+                    text: CompactString::new(s),
+                });
+            }
+            return;
+        }
+        self.text.push_str(s);
+        let end = self.text.len();
+        if self.items.len() > floor
+            && let Some(Item::Reasoning { end: last, .. }) = self.items.last_mut()
+        {
+            *last = end;
+            return;
+        }
+        self.items.push(Item::Reasoning {
+            start: end - s.len(),
+            end,
+        });
+    }
+
+    /// Appends an arguments fragment of call `index`, merging it into the last
+    /// event when that is a fragment of the same call at or after `floor`.
+    pub(crate) fn push_args(&mut self, index: usize, s: &str, floor: usize) {
+        if s.is_empty() {
+            return;
+        }
+        if self.direct {
+            if let Some(fragment) = self.owned_args_tail(index, floor) {
+                fragment.push_str(s);
+            } else {
+                push_owned(&mut self.owned, || DetectEvent::ArgsDelta {
+                    index,
+                    fragment: CompactString::new(s),
+                });
+            }
+            return;
+        }
+        self.text.push_str(s);
+        self.extend_args(index, s.len(), floor);
+    }
+
+    /// Appends `s` JSON-escaped (without quotes) as an arguments fragment of
+    /// call `index`, escaping it straight into place.
+    pub(crate) fn push_args_escaped(&mut self, index: usize, s: &str, floor: usize) {
+        if s.is_empty() {
+            return;
+        }
+        if self.direct {
+            if let Some(fragment) = self.owned_args_tail(index, floor) {
+                escape_json_into(s, fragment);
+            } else if find_json_escape(s.as_bytes(), 0).is_none() {
+                push_owned(&mut self.owned, || DetectEvent::ArgsDelta {
+                    index,
+                    fragment: CompactString::new(s),
+                });
+            } else {
+                // Escaped into `text` (unused in this mode) and built from there:
+                // `CompactString::push_str` per escaped piece measured slower.
+                self.text.clear();
+                escape_json_into(s, &mut self.text);
+                let text = self.text.as_str();
+                push_owned(&mut self.owned, || DetectEvent::ArgsDelta {
+                    index,
+                    fragment: CompactString::new(text),
+                });
+            }
+            return;
+        }
+        let start = self.text.len();
+        escape_json_into(s, &mut self.text);
+        self.extend_args(index, self.text.len() - start, floor);
+    }
+
+    /// The fragment of the last owned event, when that is an `ArgsDelta` of
+    /// call `index` at or after `floor`.
+    fn owned_args_tail(&mut self, index: usize, floor: usize) -> Option<&mut CompactString> {
+        if self.owned.len() <= floor {
+            return None;
+        }
+        match self.owned.last_mut() {
+            Some(DetectEvent::ArgsDelta {
+                index: last,
+                fragment,
+            }) if *last == index => Some(fragment),
+            _ => None,
+        }
+    }
+
+    /// Records the last `len` bytes of `text` as a fragment of call `index`.
+    fn extend_args(&mut self, index: usize, len: usize, floor: usize) {
+        let end = self.text.len();
+        if self.items.len() > floor
+            && let Some(Item::Args {
+                index: last_index,
+                end: last,
+                ..
+            }) = self.items.last_mut()
+            && *last_index == index
+        {
+            *last = end;
+            return;
+        }
+        self.items.push(Item::Args {
+            index,
+            start: end - len,
+            end,
+        });
+    }
+
+    /// Appends an event that owns its data.
+    pub(crate) fn push(&mut self, event: DetectEvent) {
+        if self.direct {
+            self.owned.push(event);
+            return;
+        }
+        match event {
+            DetectEvent::Text { text } => self.push_text(&text, usize::MAX),
+            DetectEvent::Reasoning { text } => self.push_reasoning(&text, usize::MAX),
+            DetectEvent::ArgsDelta { index, fragment } => {
+                self.push_args(index, &fragment, usize::MAX)
+            }
+            event => self.items.push(Item::Owned(Box::new(event))),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a EventBatch {
+    type Item = EventRef<'a>;
+    type IntoIter = Iter<'a>;
+
+    #[inline]
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// The events of an [`EventBatch`], in order.
+#[derive(Debug, Clone)]
+pub struct Iter<'a> {
+    batch: &'a EventBatch,
+    items: std::slice::Iter<'a, Item>,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = EventRef<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<EventRef<'a>> {
+        self.items.next().map(|item| self.batch.view(item))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.items.next_back().map(|item| self.batch.view(item))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+/// Where [`StreamDetector`] writes events: a `Vec<DetectEvent>` (owned events)
+/// or an [`EventBatch`] (flat, the faster one to fill and read).
+///
+/// Events are appended; what the output held before is left as it was.
+/// Implemented for those two types only.
+pub trait EventOutput: sealed::Output {}
+
+impl EventOutput for EventBatch {}
+impl EventOutput for Vec<DetectEvent> {}
+
+pub(crate) mod sealed {
+    use super::{DetectEvent, EventBatch, StreamDetector};
+
+    /// How the detector reaches the batch it writes into.
+    pub trait Output {
+        /// Runs `f` with the detector and a batch whose events end up in `self`.
+        fn run(
+            &mut self,
+            detector: &mut StreamDetector,
+            f: impl FnOnce(&mut StreamDetector, &mut EventBatch),
+        );
+    }
+
+    impl Output for EventBatch {
+        fn run(
+            &mut self,
+            detector: &mut StreamDetector,
+            f: impl FnOnce(&mut StreamDetector, &mut EventBatch),
+        ) {
+            f(detector, self);
+        }
+    }
+
+    impl Output for Vec<DetectEvent> {
+        fn run(
+            &mut self,
+            detector: &mut StreamDetector,
+            f: impl FnOnce(&mut StreamDetector, &mut EventBatch),
+        ) {
+            // The detector's own batch, switched to write into this vector.
+            // It is boxed so that taking it moves a pointer: moving the batch
+            // itself (just written field by field) stalled on store forwarding
+            // on every delta.
+            let mut batch = detector.spare_batch().take().unwrap_or_default();
+            std::mem::swap(&mut batch.owned, self);
+            batch.direct = true;
+            f(detector, &mut batch);
+            batch.direct = false;
+            std::mem::swap(&mut batch.owned, self);
+            *detector.spare_batch() = Some(batch);
+        }
+    }
+}
