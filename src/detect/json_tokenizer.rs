@@ -137,6 +137,11 @@ pub(crate) struct StrDecoder {
 }
 
 impl StrDecoder {
+    /// Between escapes: the next byte that is neither `"` nor `\\` decodes to itself.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.escape == Escape::None && self.high.is_none()
+    }
+
     /// Decodes from `input` into `out` up to the closing quote; returns the offset
     /// just after the quote, or `None` when the string goes on. `Err(offset)` on an
     /// invalid escape.
@@ -559,6 +564,22 @@ impl JsonTokenizer {
         let kind = self.raw.kind.unwrap_or(ValueKind::Scalar);
         match kind {
             ValueKind::String => {
+                // The plain run the input starts with decodes to itself: it is
+                // emitted from the input, not from `buf` right after the
+                // decoder copied it there (a load of bytes a small copy has
+                // just written waits for the copy: see `ArgsCapture::push`).
+                let mut start = start;
+                if self.decoder.is_plain() {
+                    let rest = &bytes[start..];
+                    let run = super::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len());
+                    if run > 0 {
+                        on(JsonEvent::RawChunk(&input[start..start + run]));
+                        start += run;
+                    }
+                    if start == bytes.len() {
+                        return Ok(start);
+                    }
+                }
                 self.buf.clear();
                 // The decoded text is never longer than its JSON spelling.
                 self.buf.reserve(input.len() - start);
