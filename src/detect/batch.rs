@@ -308,57 +308,57 @@ impl EventBatch {
     /// Appends visible text, merging it into the last event when that is text
     /// at or after `floor`.
     pub(crate) fn push_text(&mut self, s: &str, floor: usize) {
-        if self.direct {
-            if self.owned.len() > floor
-                && let Some(DetectEvent::Text { text }) = self.owned.last_mut()
-            {
-                text.push_str(s);
-            } else {
-                push_owned(&mut self.owned, || DetectEvent::Text {
-                    text: CompactString::new(s),
-                });
-            }
-            return;
-        }
-        self.text.push_str(s);
-        let end = self.text.len();
-        if self.items.len() > floor
-            && let Some(Item::Text { end: last, .. }) = self.items.last_mut()
-        {
-            *last = end;
-            return;
-        }
-        self.items.push(Item::Text {
-            start: end - s.len(),
-            end,
-        });
+        self.push_prose(s, floor, false);
     }
 
     /// Appends reasoning text, merging as [`push_text`](Self::push_text) does.
     pub(crate) fn push_reasoning(&mut self, s: &str, floor: usize) {
+        self.push_prose(s, floor, true);
+    }
+
+    /// `push_text` (`reasoning` false) or `push_reasoning`.
+    #[inline]
+    fn push_prose(&mut self, s: &str, floor: usize, reasoning: bool) {
         if self.direct {
-            if self.owned.len() > floor
-                && let Some(DetectEvent::Reasoning { text }) = self.owned.last_mut()
-            {
-                text.push_str(s);
+            let tail = if self.owned.len() > floor {
+                self.owned.last_mut()
             } else {
-                push_owned(&mut self.owned, || DetectEvent::Reasoning {
-                    text: CompactString::new(s),
-                });
+                None
+            };
+            match tail {
+                Some(DetectEvent::Text { text }) if !reasoning => text.push_str(s),
+                Some(DetectEvent::Reasoning { text }) if reasoning => text.push_str(s),
+                _ => push_owned(&mut self.owned, || {
+                    let text = CompactString::new(s);
+                    if reasoning {
+                        DetectEvent::Reasoning { text }
+                    } else {
+                        DetectEvent::Text { text }
+                    }
+                }),
             }
             return;
         }
         self.text.push_str(s);
         let end = self.text.len();
-        if self.items.len() > floor
-            && let Some(Item::Reasoning { end: last, .. }) = self.items.last_mut()
-        {
-            *last = end;
-            return;
+        if self.items.len() > floor {
+            match self.items.last_mut() {
+                Some(Item::Text { end: last, .. }) if !reasoning => {
+                    *last = end;
+                    return;
+                }
+                Some(Item::Reasoning { end: last, .. }) if reasoning => {
+                    *last = end;
+                    return;
+                }
+                _ => {}
+            }
         }
-        self.items.push(Item::Reasoning {
-            start: end - s.len(),
-            end,
+        let start = end - s.len();
+        self.items.push(if reasoning {
+            Item::Reasoning { start, end }
+        } else {
+            Item::Text { start, end }
         });
     }
 
