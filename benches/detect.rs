@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolrouter::detect::{DetectConfig, EventBatch, EventRef, StreamDetector};
+use toolrouter::detect::{DetectConfig, EventBatch, EventOutput, EventRef, StreamDetector};
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
 
 mod workloads;
@@ -29,48 +29,48 @@ fn catalog() -> Arc<ToolCatalog> {
     ]))
 }
 
-/// One stream through a fresh detector, as a consumer would read it: events
-/// in an [`EventBatch`] read and cleared after every delta; the number of
+/// One stream through a fresh detector into `out`, which `read` reads and
+/// clears after every delta, returning the calls it saw: the number of
 /// finished calls.
-fn run(catalog: &Arc<ToolCatalog>, config: &DetectConfig, pieces: &[&str]) -> usize {
+fn run_into<O: EventOutput>(
+    catalog: &Arc<ToolCatalog>,
+    config: &DetectConfig,
+    pieces: &[&str],
+    mut out: O,
+    read: impl Fn(&mut O) -> usize,
+) -> usize {
     let mut detector = StreamDetector::new(catalog.clone(), config.clone());
-    let mut events = EventBatch::new();
     let mut calls = 0;
     for p in pieces {
-        detector.feed(p, &mut events);
-        calls += events
+        detector.feed(p, &mut out);
+        calls += read(&mut out);
+    }
+    detector.finish(&mut out);
+    calls + read(&mut out)
+}
+
+/// As a streaming consumer reads it: events in an [`EventBatch`].
+fn run(catalog: &Arc<ToolCatalog>, config: &DetectConfig, pieces: &[&str]) -> usize {
+    run_into(catalog, config, pieces, EventBatch::new(), |events| {
+        let calls = events
             .iter()
             .filter(|e| matches!(e, EventRef::CallEnd { .. }))
             .count();
         events.clear();
-    }
-    detector.finish(&mut events);
-    calls
-        + events
-            .iter()
-            .filter(|e| matches!(e, EventRef::CallEnd { .. }))
-            .count()
+        calls
+    })
 }
 
 /// [`run`] with owned events: a `Vec<DetectEvent>`, one string per event.
 fn run_owned(catalog: &Arc<ToolCatalog>, config: &DetectConfig, pieces: &[&str]) -> usize {
-    let mut detector = StreamDetector::new(catalog.clone(), config.clone());
-    let mut events = Vec::new();
-    let mut calls = 0;
-    for p in pieces {
-        detector.feed(p, &mut events);
-        calls += events
+    run_into(catalog, config, pieces, Vec::new(), |events| {
+        let calls = events
             .iter()
             .filter(|e| matches!(e, DetectEvent::CallEnd { .. }))
             .count();
         events.clear();
-    }
-    detector.finish(&mut events);
-    calls
-        + events
-            .iter()
-            .filter(|e| matches!(e, DetectEvent::CallEnd { .. }))
-            .count()
+        calls
+    })
 }
 
 /// Why the detector's output for `pieces` is not exactly one `write_to_file`
