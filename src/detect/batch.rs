@@ -395,23 +395,16 @@ impl EventBatch {
             return;
         }
         if self.direct {
-            if let Some(fragment) = self.owned_args_tail(index, floor) {
-                escape_json_into(s, fragment);
-            } else if find_json_escape(s.as_bytes(), 0).is_none() {
-                push_owned(&mut self.owned, || DetectEvent::ArgsDelta {
-                    index,
-                    fragment: CompactString::new(s),
-                });
+            if find_json_escape(s.as_bytes(), 0).is_none() {
+                self.push_args(index, s, floor);
             } else {
-                // Escaped into `text` (unused in this mode) and built from there:
+                // Escaped into `text` (unused in this mode), then appended:
                 // `CompactString::push_str` per escaped piece measured slower.
-                self.text.clear();
-                escape_json_into(s, &mut self.text);
-                let text = self.text.as_str();
-                push_owned(&mut self.owned, || DetectEvent::ArgsDelta {
-                    index,
-                    fragment: CompactString::new(text),
-                });
+                let mut escaped = std::mem::take(&mut self.text);
+                escaped.clear();
+                escape_json_into(s, &mut escaped);
+                self.push_args(index, &escaped, floor);
+                self.text = escaped;
             }
             return;
         }

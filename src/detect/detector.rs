@@ -415,10 +415,8 @@ impl StreamDetector {
             return;
         }
         call.args.push_str(fragment);
-        out.push(DetectEvent::ArgsDelta {
-            index: call.index,
-            fragment: fragment.into(),
-        });
+        // Each provider piece is its own event (no merging: floor `MAX`).
+        out.push_args(call.index, fragment, usize::MAX);
     }
 
     /// A structured call is complete. Empty or whitespace-only arguments mean
@@ -452,10 +450,7 @@ impl StreamDetector {
             return;
         }
         let arguments = if super::json_call::is_json_whitespace(&call.args) {
-            out.push(DetectEvent::ArgsDelta {
-                index: call.index,
-                fragment: "{}".into(),
-            });
+            out.push_args(call.index, "{}", usize::MAX);
             JsonObject::new()
         } else {
             match serde_json::from_str::<JsonObject>(&call.args) {

@@ -166,13 +166,8 @@ impl ArgsCapture {
         self.kind.is_some()
     }
 
-    /// More of the value.
-    pub(crate) fn chunk(&mut self, s: &str) {
-        self.text.push_str(s);
-    }
-
     /// More of the value, emitted at once when the call has started and the
-    /// value streams (`chunk` then `flush`).
+    /// value streams (else held until [`flush`](Self::flush)).
     ///
     /// With nothing held back, the fragment is emitted from `s` itself rather
     /// than read back from `text`: a small copy ends in masked vector stores
@@ -188,7 +183,7 @@ impl ArgsCapture {
             self.emitted = self.text.len();
             return;
         }
-        self.chunk(s);
+        self.text.push_str(s);
         self.flush(index, sink);
     }
 

@@ -282,26 +282,6 @@ fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
     }
 }
 
-/// A string [`escape_json_into`] appends to.
-pub(crate) trait JsonOut {
-    /// Appends `s`.
-    fn put(&mut self, s: &str);
-}
-
-impl JsonOut for String {
-    #[inline]
-    fn put(&mut self, s: &str) {
-        self.push_str(s);
-    }
-}
-
-impl JsonOut for compact_str::CompactString {
-    #[inline]
-    fn put(&mut self, s: &str) {
-        self.push_str(s);
-    }
-}
-
 /// How JSON spells the control characters without a short escape.
 const CONTROL_ESCAPES: [&str; 32] = [
     "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
@@ -311,12 +291,12 @@ const CONTROL_ESCAPES: [&str; 32] = [
 ];
 
 /// JSON-escapes `s` (without quotes) onto `out`.
-pub(crate) fn escape_json_into(s: &str, out: &mut impl JsonOut) {
+pub(crate) fn escape_json_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut start = 0;
     while let Some(i) = super::scan::find_json_escape(bytes, start) {
-        out.put(&s[start..i]);
-        out.put(match bytes[i] {
+        out.push_str(&s[start..i]);
+        out.push_str(match bytes[i] {
             b'"' => "\\\"",
             b'\\' => "\\\\",
             b => CONTROL_ESCAPES
@@ -326,7 +306,7 @@ pub(crate) fn escape_json_into(s: &str, out: &mut impl JsonOut) {
         });
         start = i + 1;
     }
-    out.put(&s[start..]);
+    out.push_str(&s[start..]);
 }
 
 /// Converts a finished value by its declared type; strings stay strings.
