@@ -11,21 +11,43 @@ use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
 
 fn catalog() -> Arc<ToolCatalog> {
     let tools = [
-        ("read_file", json!({"properties": {"path": {"type": "string"}}})),
+        (
+            "read_file",
+            json!({"properties": {"path": {"type": "string"}}}),
+        ),
         ("ls", json!({})),
         // The tools the dialect vectors (tests/data/dialects) call.
-        ("get_weather", json!({"properties": {"city": {"type": "string"}, "unit": {"type": "string"}, "days": {"type": "integer"}}})),
-        ("get_time", json!({"properties": {"timezone": {"type": "string"}}})),
-        ("search", json!({"properties": {"q": {"type": "string"}, "n": {"type": "integer"}, "o": {"type": "object"}}})),
+        (
+            "get_weather",
+            json!({"properties": {"city": {"type": "string"}, "unit": {"type": "string"}, "days": {"type": "integer"}}}),
+        ),
+        (
+            "get_time",
+            json!({"properties": {"timezone": {"type": "string"}}}),
+        ),
+        (
+            "search",
+            json!({"properties": {"q": {"type": "string"}, "n": {"type": "integer"}, "o": {"type": "object"}}}),
+        ),
     ];
-    let schemas: Vec<(&str, JsonObject)> =
-        tools.into_iter().map(|(n, v)| (n, v.as_object().cloned().unwrap_or_default())).collect();
-    Arc::new(ToolCatalog::from_schemas(schemas.iter().map(|(n, s)| (*n, s))))
+    let schemas: Vec<(&str, JsonObject)> = tools
+        .into_iter()
+        .map(|(n, v)| (n, v.as_object().cloned().unwrap_or_default()))
+        .collect();
+    Arc::new(ToolCatalog::from_schemas(
+        schemas.iter().map(|(n, s)| (*n, s)),
+    ))
 }
 
 /// Text, calls (name, arguments, format), per-call concatenated deltas, diagnostic
 /// kinds, reasoning.
-type Outcome = (String, Vec<(String, Value, WireFormat)>, Vec<String>, Vec<String>, String);
+type Outcome = (
+    String,
+    Vec<(String, Value, WireFormat)>,
+    Vec<String>,
+    Vec<String>,
+    String,
+);
 
 fn run(pieces: &[&str], config: &DetectConfig) -> (Outcome, Vec<Range<usize>>) {
     let mut detector = StreamDetector::new(catalog(), config.clone());
@@ -45,23 +67,38 @@ fn run(pieces: &[&str], config: &DetectConfig) -> (Outcome, Vec<Range<usize>>) {
             DetectEvent::Text { text: t } => text.push_str(&t),
             DetectEvent::CallStart { index, name, .. } => deltas.push((index, String::new(), name)),
             DetectEvent::ArgsDelta { index, fragment } => {
-                let slot = deltas.iter_mut().find(|(i, ..)| *i == index).expect("delta after start");
+                let slot = deltas
+                    .iter_mut()
+                    .find(|(i, ..)| *i == index)
+                    .expect("delta after start");
                 slot.1.push_str(&fragment);
             }
             DetectEvent::CallEnd { index, call } => {
-                let slot = deltas.iter().find(|(i, ..)| *i == index).expect("end after start");
+                let slot = deltas
+                    .iter()
+                    .find(|(i, ..)| *i == index)
+                    .expect("end after start");
                 assert_eq!(slot.2, call.name, "start and end names");
                 let parsed: Value = serde_json::from_str(&slot.1).expect("deltas are json");
-                assert_eq!(parsed, Value::Object(call.arguments.clone()), "deltas == arguments");
+                assert_eq!(
+                    parsed,
+                    Value::Object(call.arguments.clone()),
+                    "deltas == arguments"
+                );
                 calls.push((call.name, Value::Object(call.arguments), call.format));
             }
-            DetectEvent::Malformed { diagnostic } => malformed.push(format!("{:?}", diagnostic.kind)),
+            DetectEvent::Malformed { diagnostic } => {
+                malformed.push(format!("{:?}", diagnostic.kind))
+            }
             DetectEvent::Reasoning { text: t } => reasoning.push_str(&t),
             _ => {}
         }
     }
     let deltas = deltas.into_iter().map(|(_, d, _)| d).collect();
-    ((text, calls, deltas, malformed, reasoning), detector.call_regions().to_vec())
+    (
+        (text, calls, deltas, malformed, reasoning),
+        detector.call_regions().to_vec(),
+    )
 }
 
 fn conserved(input: &str, text: &str, regions: &[Range<usize>]) {
@@ -97,7 +134,9 @@ pub fn check_dialects(data: &[u8]) {
 
 /// The check under `config`. The first byte seeds the cut positions; the rest is the text.
 pub fn check_config(config: DetectConfig, data: &[u8]) {
-    let Some((&seed, rest)) = data.split_first() else { return };
+    let Some((&seed, rest)) = data.split_first() else {
+        return;
+    };
     let input = String::from_utf8_lossy(rest);
     let config = config.with_regions();
     let (whole, regions) = run(&[&input], &config);
@@ -127,7 +166,9 @@ fn batch_agrees(pieces: &[&str], config: &DetectConfig) {
         for event in events {
             match event {
                 DetectEvent::CallStart { id, .. } if id.starts_with("call_") => id.clear(),
-                DetectEvent::CallEnd { call, .. } if call.id.starts_with("call_") => call.id.clear(),
+                DetectEvent::CallEnd { call, .. } if call.id.starts_with("call_") => {
+                    call.id.clear()
+                }
                 _ => {}
             }
         }
@@ -151,5 +192,8 @@ fn batch_agrees(pieces: &[&str], config: &DetectConfig) {
     }
     blank_ids(&mut owned);
     blank_ids(&mut from_batch);
-    assert_eq!(from_batch, owned, "EventBatch and Vec<DetectEvent> receive the same events");
+    assert_eq!(
+        from_batch, owned,
+        "EventBatch and Vec<DetectEvent> receive the same events"
+    );
 }
