@@ -111,8 +111,12 @@ impl Authority {
         })
     }
 
-    fn admits(&self, host: &Self) -> bool {
-        self.host == host.host && self.port.is_none_or(|port| host.port == Some(port))
+    /// Whether a request's `Host` (its host part as written, and its port)
+    /// is this entry: hosts compare without case, as rmcp's lowercased
+    /// copies do, but without making one per request.
+    fn admits(&self, host: &str, port: Option<u16>) -> bool {
+        let host = host.trim_matches('[').trim_matches(']');
+        self.host.eq_ignore_ascii_case(host) && self.port.is_none_or(|p| port == Some(p))
     }
 }
 
@@ -221,8 +225,8 @@ impl DirectCalls {
         let Ok(authority) = http::uri::Authority::try_from(host) else {
             return false;
         };
-        let host = Authority::new(authority.host(), authority.port_u16());
-        allowed.iter().any(|entry| entry.admits(&host))
+        let (host, port) = (authority.host(), authority.port_u16());
+        allowed.iter().any(|entry| entry.admits(host, port))
     }
 
     /// Answers one admitted `tools/call`.
@@ -659,8 +663,8 @@ mod tests {
             .collect();
         let admitted = |host: &str| {
             let authority = http::uri::Authority::try_from(host).unwrap();
-            let host = Authority::new(authority.host(), authority.port_u16());
-            allowed.iter().any(|entry| entry.admits(&host))
+            let (host, port) = (authority.host(), authority.port_u16());
+            allowed.iter().any(|entry| entry.admits(host, port))
         };
         assert!(admitted("localhost:3000"));
         assert!(admitted("LOCALHOST"));
@@ -668,6 +672,9 @@ mod tests {
         assert!(admitted("example.com:8080"));
         assert!(!admitted("example.com:8081"));
         assert!(!admitted("evil.example"));
+        assert!(!admitted("localhost.evil.example"));
+        assert!(!admitted("Example.COM"));
+        assert!(admitted("Example.COM:8080"));
     }
 
     #[test]

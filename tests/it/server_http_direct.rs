@@ -216,6 +216,9 @@ fn result_text(message: &Value) -> &str {
 /// Requests whose replies must not depend on which path answered them.
 fn cases(port: u16) -> Vec<(&'static str, Post)> {
     let evil_host = "evil.example".to_owned();
+    let loud_host = format!("LocalHost:{port}");
+    let ipv6_host = format!("[::1]:{port}");
+    let longer_host = format!("localhost.evil.example:{port}");
     let own_origin = format!("http://127.0.0.1:{port}");
     vec![
         ("echo", Post::call("echo", json!({ "text": "hi" }))),
@@ -282,6 +285,18 @@ fn cases(port: u16) -> Vec<(&'static str, Post)> {
         (
             "foreign host",
             Post::call("echo", json!({ "text": "hi" })).header("host", &evil_host),
+        ),
+        (
+            "own host in capitals",
+            Post::call("echo", json!({ "text": "hi" })).header("host", &loud_host),
+        ),
+        (
+            "own host as a bracketed ipv6 address",
+            Post::call("echo", json!({ "text": "hi" })).header("host", &ipv6_host),
+        ),
+        (
+            "foreign host that starts like an allowed one",
+            Post::call("echo", json!({ "text": "hi" })).header("host", &longer_host),
         ),
         (
             "malformed body",
