@@ -893,6 +893,8 @@ impl StreamDetector {
             record: &mut self.record,
             next_index: &mut self.next_index,
             floor,
+            region: &self.region,
+            input,
         };
         let parsed = parser.parse(input, eof, &mut sink);
         let used = parsed.used.min(input.len());

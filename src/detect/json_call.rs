@@ -83,7 +83,20 @@ impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
                 JsonState::Json => {
                     let base = *self.tok_base.get_or_insert(sink.base + i);
                     let Self { tok, handler, .. } = self;
-                    let status = tok.feed(&input[i..], &mut |ev| handler.event(ev, base, sink));
+                    let rest = &input[i..];
+                    // Most pieces of a long value are plain text inside its
+                    // string: they go to the handler as the tokenizer would
+                    // report them, one `RawChunk`, without its loop.
+                    let status = if tok.plain_raw(rest) {
+                        if handler.event(JsonEvent::RawChunk(rest), base, sink) == Directive::Stop {
+                            TokStatus::Stopped(rest.len())
+                        } else {
+                            tok.skip_plain(rest.len());
+                            TokStatus::NeedMore
+                        }
+                    } else {
+                        tok.feed(rest, &mut |ev| handler.event(ev, base, sink))
+                    };
                     match status {
                         TokStatus::NeedMore => {
                             return Parsed::need_more(bytes.len());
@@ -153,12 +166,36 @@ pub(crate) struct ArgsCapture {
     kind: Option<ValueKind>,
     text: String,
     emitted: usize,
+    /// Region offsets where an object's text starts and (once known) ends,
+    /// when the handler reports them ([`start_at`](Self::start_at)): the
+    /// text is then read back from the region at the end, and only what is
+    /// held before the call starts is kept here.
+    span: Option<(usize, Option<usize>)>,
 }
 
 impl ArgsCapture {
     /// The value began.
     pub(crate) fn start(&mut self, kind: ValueKind) {
         self.kind = Some(kind);
+    }
+
+    /// The value began at region offset `at`. An object is then not copied
+    /// as it streams: [`finish`](Self::finish) parses it from the region
+    /// (one copy at most, where [`push`](Self::push) would make one per
+    /// piece).
+    pub(crate) fn start_at(&mut self, kind: ValueKind, at: usize) {
+        self.kind = Some(kind);
+        if kind == ValueKind::Object {
+            self.span = Some((at, None));
+        }
+    }
+
+    /// The value that began at [`start_at`](Self::start_at) ended just
+    /// before region offset `at`.
+    pub(crate) fn end_at(&mut self, at: usize) {
+        if let Some((_, end)) = &mut self.span {
+            *end = Some(at);
+        }
     }
 
     /// Whether the value has begun.
@@ -179,8 +216,10 @@ impl ArgsCapture {
             && self.emitted == self.text.len()
         {
             sink.args(index, s);
-            self.text.push_str(s);
-            self.emitted = self.text.len();
+            if self.span.is_none() {
+                self.text.push_str(s);
+                self.emitted = self.text.len();
+            }
             return;
         }
         self.text.push_str(s);
@@ -209,6 +248,14 @@ impl ArgsCapture {
             sink.args(index, "{}");
             Ok(JsonObject::new())
         };
+        if let Some((start, end)) = self.span {
+            let invalid = || Verdict::Invalid("arguments are not a json object".to_owned());
+            let text = end
+                .and_then(|end| sink.region_text(start, end))
+                .ok_or_else(invalid)?;
+            return serde_json::from_str::<JsonObject>(&text)
+                .map_err(|e| Verdict::Invalid(format!("arguments are not a json object: {e}")));
+        }
         match self.kind {
             None => empty(sink),
             Some(ValueKind::Object | ValueKind::String) if is_json_whitespace(&self.text) => {

@@ -399,9 +399,14 @@ impl CallObjects {
             JsonEvent::Str(_) | JsonEvent::Scalar(_) if self.depth + 1 == ed => {
                 return self.stop("a call entry is not an object");
             }
-            JsonEvent::RawStart(kind) => {
+            JsonEvent::RawEnd(at) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.start(kind);
+                    el.args.end_at(base + at);
+                }
+            }
+            JsonEvent::RawStart(kind, at) => {
+                if let Some(el) = self.element.as_mut() {
+                    el.args.start_at(kind, base + at);
                 }
                 self.try_start(sink, false);
             }

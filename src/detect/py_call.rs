@@ -412,7 +412,7 @@ impl EntryHandler {
                 self.name = Some(s.to_owned());
                 self.try_start(sink);
             }
-            JsonEvent::RawStart(kind) => self.args.start(kind),
+            JsonEvent::RawStart(kind, _) => self.args.start(kind),
             JsonEvent::RawChunk(c) => {
                 self.args.push(c, self.call.as_ref().map(|c| c.0), sink);
             }

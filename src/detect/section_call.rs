@@ -361,7 +361,7 @@ impl CallParser for SectionParser {
                         ..
                     } = &mut **call;
                     let status = tok.feed(&input[i..], &mut |ev| match ev {
-                        JsonEvent::RawStart(kind) => {
+                        JsonEvent::RawStart(kind, _) => {
                             if kind != ValueKind::Object {
                                 *not_object = true;
                                 return Directive::Stop;

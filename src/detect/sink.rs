@@ -1,5 +1,7 @@
 //! `CallSink`: how a call parser emits events and records what it found in its region.
 
+use std::borrow::Cow;
+
 use crate::core::{DetectEvent, JsonObject, ToolCall, ToolCatalog, WireFormat, new_call_id};
 
 use super::batch::EventBatch;
@@ -46,9 +48,33 @@ pub(crate) struct CallSink<'a> {
     pub(crate) next_index: &'a mut usize,
     /// Events before this index belong to earlier deltas and are never merged into.
     pub(crate) floor: usize,
+    /// The region's text so far, before this step's input.
+    pub(crate) region: &'a str,
+    /// This step's input as the detector gave it (at region offset
+    /// `region.len()`; a nested parser's `base` may lie further in).
+    pub(crate) input: &'a str,
 }
 
-impl CallSink<'_> {
+impl<'a> CallSink<'a> {
+    /// The region's text from offset `start` to `end`: borrowed when it lies
+    /// in the region so far or in this step's input, copied once when it
+    /// spans both; `None` for offsets outside them.
+    pub(crate) fn region_text(&self, start: usize, end: usize) -> Option<Cow<'a, str>> {
+        let split = self.region.len();
+        if start >= split {
+            let input = self.input.get(start - split..end.checked_sub(split)?)?;
+            return Some(Cow::Borrowed(input));
+        }
+        if end <= split {
+            return self.region.get(start..end).map(Cow::Borrowed);
+        }
+        let (head, tail) = (self.region.get(start..)?, self.input.get(..end - split)?);
+        let mut text = String::with_capacity(head.len() + tail.len());
+        text.push_str(head);
+        text.push_str(tail);
+        Some(Cow::Owned(text))
+    }
+
     /// Whether `name` is a registered tool.
     pub(crate) fn is_tool(&self, name: &str) -> bool {
         self.catalog.contains(name)
@@ -140,4 +166,40 @@ pub(crate) fn finished_call(
     format: WireFormat,
 ) -> ToolCall {
     ToolCall::new(id, name, Some(arguments), format)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `region_text` over a region "<tool_call>{" and an input "\"a\":1}</tool_call>".
+    #[test]
+    fn region_text_reads_the_region_the_input_or_both() {
+        let catalog = ToolCatalog::default();
+        let mut events = EventBatch::new();
+        let mut record = RegionRecord::default();
+        let mut next_index = 0;
+        let sink = CallSink {
+            catalog: &catalog,
+            base: 12,
+            events: &mut events,
+            record: &mut record,
+            next_index: &mut next_index,
+            floor: 0,
+            region: "<tool_call>{",
+            input: "\"a\":1}</tool_call>",
+        };
+        let text = |start, end| sink.region_text(start, end);
+        assert_eq!(text(11, 18).as_deref(), Some("{\"a\":1}"));
+        assert!(matches!(text(11, 18), Some(Cow::Owned(_))));
+        assert_eq!(text(12, 18).as_deref(), Some("\"a\":1}"));
+        assert!(matches!(text(12, 18), Some(Cow::Borrowed(_))));
+        assert_eq!(text(0, 11).as_deref(), Some("<tool_call>"));
+        assert!(matches!(text(0, 11), Some(Cow::Borrowed(_))));
+        assert_eq!(text(12, 12).as_deref(), Some(""));
+        // Offsets past the input, or reversed, are not text.
+        assert_eq!(text(11, 31), None);
+        assert_eq!(text(18, 14), None);
+        assert_eq!(text(31, 32), None);
+    }
 }

@@ -60,6 +60,8 @@ impl CallParser for FencedCall {
                         record: &mut *sink.record,
                         next_index: &mut *sink.next_index,
                         floor: sink.floor,
+                        region: sink.region,
+                        input: sink.input,
                     };
                     let parsed = self.inner.parse(&input[i..], eof, &mut inner_sink);
                     i += parsed.used;

@@ -76,7 +76,7 @@ impl HermesHandler {
 }
 
 impl EnvelopeHandler for HermesHandler {
-    fn event(&mut self, ev: JsonEvent<'_>, _base: usize, sink: &mut CallSink<'_>) -> Directive {
+    fn event(&mut self, ev: JsonEvent<'_>, base: usize, sink: &mut CallSink<'_>) -> Directive {
         if self.verdict.is_some() {
             return Directive::Stop;
         }
@@ -103,7 +103,8 @@ impl EnvelopeHandler for HermesHandler {
                 Key::Id => self.id = Some(s.to_owned()),
                 _ => {}
             },
-            JsonEvent::RawStart(kind) => self.args.start(kind),
+            JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at),
+            JsonEvent::RawEnd(at) => self.args.end_at(base + at),
             JsonEvent::RawChunk(c) => {
                 self.args.push(c, self.call.as_ref().map(|c| c.0), sink);
             }

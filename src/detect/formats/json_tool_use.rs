@@ -77,7 +77,7 @@ impl ToolUseHandler {
 }
 
 impl EnvelopeHandler for ToolUseHandler {
-    fn event(&mut self, ev: JsonEvent<'_>, _base: usize, sink: &mut CallSink<'_>) -> Directive {
+    fn event(&mut self, ev: JsonEvent<'_>, base: usize, sink: &mut CallSink<'_>) -> Directive {
         if self.verdict.is_some() {
             return Directive::Stop;
         }
@@ -118,8 +118,9 @@ impl EnvelopeHandler for ToolUseHandler {
                 self.verdict = Some(Verdict::Reject);
                 return Directive::Stop;
             }
-            JsonEvent::RawStart(kind) => {
-                self.args.start(kind);
+            JsonEvent::RawEnd(at) => self.args.end_at(base + at),
+            JsonEvent::RawStart(kind, at) => {
+                self.args.start_at(kind, base + at);
                 self.try_start(sink, false);
             }
             JsonEvent::RawChunk(c) => {

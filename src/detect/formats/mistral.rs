@@ -180,7 +180,7 @@ impl CallParser for V11Parser {
         let index = call.as_ref().map(|c| c.0);
         let status = tok.feed(&input[i..], &mut |ev| {
             match ev {
-                JsonEvent::RawStart(kind) => args.start(kind),
+                JsonEvent::RawStart(kind, _) => args.start(kind),
                 JsonEvent::RawChunk(c) => {
                     args.push(c, index, sink);
                 }

@@ -208,9 +208,14 @@ impl EnvelopeHandler for ToolCallsHandler {
                 el.try_start(sink, false);
                 self.any_started |= el.call.is_some();
             }
-            JsonEvent::RawStart(kind) => {
+            JsonEvent::RawEnd(at) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.start(kind);
+                    el.args.end_at(base + at);
+                }
+            }
+            JsonEvent::RawStart(kind, at) => {
+                if let Some(el) = self.element.as_mut() {
+                    el.args.start_at(kind, base + at);
                     el.try_start(sink, false);
                     self.any_started |= el.call.is_some();
                 }
