@@ -183,11 +183,36 @@ impl ArgsCapture {
     /// as it streams: [`finish`](Self::finish) parses it from the region
     /// (one copy at most, where [`push`](Self::push) would make one per
     /// piece).
-    pub(crate) fn start_at(&mut self, kind: ValueKind, at: usize) {
+    ///
+    /// Only the first value of a capture is read from the region. A key that
+    /// comes twice (`"arguments":"0","arguments":{…}`) streams both values,
+    /// and its arguments are what both make together, as without the region:
+    /// the first value's text is then taken from the region into the copy.
+    pub(crate) fn start_at(&mut self, kind: ValueKind, at: usize, sink: &CallSink<'_>) {
+        let fresh = self.kind.is_none() && self.text.is_empty() && self.span.is_none();
+        self.unspan(sink);
         self.kind = Some(kind);
-        if kind == ValueKind::Object {
+        if fresh && kind == ValueKind::Object {
             self.span = Some((at, None));
         }
+    }
+
+    /// Back from reading the region to keeping a copy: the copy gets the
+    /// whole value so far. What is held in the copy is a prefix of the value
+    /// (pieces are only copied before the call starts, then emitted as they
+    /// come), so what follows it in the region was emitted. A span whose
+    /// text cannot be read stays, ended nowhere: `finish` then fails.
+    fn unspan(&mut self, sink: &CallSink<'_>) {
+        let Some((start, Some(end))) = self.span else {
+            return;
+        };
+        let Some(full) = sink.region_text(start, end) else {
+            self.span = Some((start, None));
+            return;
+        };
+        self.emitted += full.len().saturating_sub(self.text.len());
+        self.text = full.into_owned();
+        self.span = None;
     }
 
     /// The value that began at [`start_at`](Self::start_at) ended just

@@ -406,7 +406,7 @@ impl CallObjects {
             }
             JsonEvent::RawStart(kind, at) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.start_at(kind, base + at);
+                    el.args.start_at(kind, base + at, sink);
                 }
                 self.try_start(sink, false);
             }

@@ -103,7 +103,7 @@ impl EnvelopeHandler for HermesHandler {
                 Key::Id => self.id = Some(s.to_owned()),
                 _ => {}
             },
-            JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at),
+            JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at, sink),
             JsonEvent::RawEnd(at) => self.args.end_at(base + at),
             JsonEvent::RawChunk(c) => {
                 self.args.push(c, self.call.as_ref().map(|c| c.0), sink);

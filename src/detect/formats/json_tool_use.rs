@@ -120,7 +120,7 @@ impl EnvelopeHandler for ToolUseHandler {
             }
             JsonEvent::RawEnd(at) => self.args.end_at(base + at),
             JsonEvent::RawStart(kind, at) => {
-                self.args.start_at(kind, base + at);
+                self.args.start_at(kind, base + at, sink);
                 self.try_start(sink, false);
             }
             JsonEvent::RawChunk(c) => {

@@ -215,7 +215,7 @@ impl EnvelopeHandler for ToolCallsHandler {
             }
             JsonEvent::RawStart(kind, at) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.start_at(kind, base + at);
+                    el.args.start_at(kind, base + at, sink);
                     el.try_start(sink, false);
                     self.any_started |= el.call.is_some();
                 }

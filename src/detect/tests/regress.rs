@@ -215,3 +215,60 @@ fn fuzz_crash_9_radix_prefix_read_from_the_whole_token() {
     assert_eq!(out.malformed, [DiagnosticKind::Invalid]);
     assert_eq!(out.text, hex);
 }
+
+/// Found by the auto-detection fuzz target on the first run after arguments
+/// objects began to be read back from the region at the end of the call: a
+/// Cohere action list whose element names `parameters` twice (a string, then
+/// an object) streamed both values as deltas but took only the second from
+/// the region, so a call ended whose deltas were not its arguments. A
+/// repeated key now makes its arguments what both values make together, as
+/// before: here not a JSON object, so no call.
+#[test]
+fn fuzz_crash_10_arguments_key_given_twice() {
+    let data = include_bytes!("fuzz_crash_10.bin");
+    let found = String::from_utf8_lossy(&data[1..]);
+    for step in [1, 4, usize::from(data[0] % 17) + 1, 64] {
+        agree(&found, step);
+    }
+    // "0" then {"a":1} is `0{"a":1}`; two objects are `{"a":1}{"b":2}`:
+    // neither is an object, so the markup comes back as text.
+    for input in [
+        r#"<tool_call>{"name":"ls","arguments":"0","arguments":{"a":1}}</tool_call>"#,
+        r#"<tool_call>{"name":"ls","arguments":{"a":1},"arguments":{"b":2}}</tool_call>"#,
+        r#"<tool_call>{"arguments":{"a":1},"name":"ls","arguments":{"b":2}}</tool_call>"#,
+    ] {
+        for step in [1, 3, 200] {
+            let pieces: Vec<String> = input
+                .as_bytes()
+                .chunks(step)
+                .map(|c| String::from_utf8_lossy(c).into_owned())
+                .collect();
+            let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            let (out, regions) = run_pieces(&pieces, DetectConfig::default());
+            conserved(input, &out.text, &regions);
+            assert!(out.calls.is_empty(), "{input} in {step}s: {:?}", out.calls);
+            assert_eq!(out.malformed, [DiagnosticKind::Invalid], "{input}");
+            assert_eq!(out.text, input, "{input}");
+        }
+    }
+    // Whitespace and an object, either way round, is an object: `  {"a":1}`,
+    // `{"a":1}  ` (the first value read from the region, then copied).
+    for (input, deltas) in [
+        (
+            r#"<tool_call>{"name":"ls","arguments":"  ","arguments":{"a":1}}</tool_call>"#,
+            r#"  {"a":1}"#,
+        ),
+        (
+            r#"<tool_call>{"name":"ls","arguments":{"a":1},"arguments":"  "}</tool_call>"#,
+            r#"{"a":1}  "#,
+        ),
+    ] {
+        let (out, _) = run_pieces(&[input], DetectConfig::default());
+        assert_eq!(out.calls.len(), 1, "{input}");
+        assert_eq!(out.calls[0].1, serde_json::json!({"a": 1}));
+        assert_eq!(out.deltas, [deltas]);
+        for step in [1, 3] {
+            agree(input, step);
+        }
+    }
+}
