@@ -83,20 +83,7 @@ impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
                 JsonState::Json => {
                     let base = *self.tok_base.get_or_insert(sink.base + i);
                     let Self { tok, handler, .. } = self;
-                    let rest = &input[i..];
-                    // Most pieces of a long value are plain text inside its
-                    // string: they go to the handler as the tokenizer would
-                    // report them, one `RawChunk`, without its loop.
-                    let status = if tok.plain_raw(rest) {
-                        if handler.event(JsonEvent::RawChunk(rest), base, sink) == Directive::Stop {
-                            TokStatus::Stopped(rest.len())
-                        } else {
-                            tok.skip_plain(rest.len());
-                            TokStatus::NeedMore
-                        }
-                    } else {
-                        tok.feed(rest, &mut |ev| handler.event(ev, base, sink))
-                    };
+                    let status = tok.feed(&input[i..], &mut |ev| handler.event(ev, base, sink));
                     match status {
                         TokStatus::NeedMore => {
                             return Parsed::need_more(bytes.len());

@@ -359,13 +359,12 @@ impl JsonTokenizer {
 
     /// Whether all of `input` lies inside a string of a raw-captured object
     /// or array and holds no quote and no backslash (none pending either):
-    /// then feeding it would only report it as one `RawChunk`, which a caller
-    /// may do itself (then [`skip_plain`](Self::skip_plain)), without the
-    /// tokenizer's loop. Not for a raw-captured string (open_ai_function's
-    /// arguments): its pieces are rarely free of backslashes, and the check
-    /// measured slower than it saves there.
+    /// then feeding it only reports it as one `RawChunk`, which
+    /// [`feed`](Self::feed) does without the loop. Not for a raw-captured
+    /// string (open_ai_function's arguments): its pieces are rarely free of
+    /// backslashes, and the check measured slower than it saves there.
     #[inline]
-    pub(crate) fn plain_raw(&self, input: &str) -> bool {
+    fn plain_raw(&self, input: &str) -> bool {
         let inside = match (self.state.0, self.raw.kind) {
             (State::InRaw, Some(ValueKind::Object | ValueKind::Array)) => {
                 self.raw.brackets.in_str && !self.raw.brackets.escaped
@@ -375,17 +374,20 @@ impl JsonTokenizer {
         inside && !input.is_empty() && super::scan::find2(b'"', b'\\', input.as_bytes()).is_none()
     }
 
-    /// Counts `n` bytes a caller reported itself, as [`plain_raw`](Self::plain_raw) allows.
-    #[inline]
-    pub(crate) fn skip_plain(&mut self, n: usize) {
-        self.consumed += n;
-    }
-
     /// Feeds the next piece.
     pub(crate) fn feed<F>(&mut self, input: &str, on: &mut F) -> TokStatus
     where
         F: FnMut(JsonEvent<'_>) -> Directive,
     {
+        // Most pieces of a long arguments object are plain text inside one
+        // of its strings: one `RawChunk`, without the loop.
+        if self.plain_raw(input) {
+            if on(JsonEvent::RawChunk(input)) == Directive::Stop {
+                return TokStatus::Stopped(input.len());
+            }
+            self.consumed += input.len();
+            return TokStatus::NeedMore;
+        }
         let status = self.run(input, on);
         match status {
             TokStatus::NeedMore => self.consumed += input.len(),
@@ -823,8 +825,8 @@ mod tests {
     }
 
     /// `plain_raw` after each piece of a raw-captured object fed in pieces,
-    /// and the events a piece it allows would have produced: exactly one
-    /// `RawChunk` of the whole piece.
+    /// and what the loop that a piece it allows skips would have reported:
+    /// exactly one `RawChunk` of the whole piece.
     #[test]
     fn plain_raw_holds_only_inside_a_string_of_a_raw_object() {
         let pieces = [
@@ -843,11 +845,7 @@ mod tests {
         let mut tok = JsonTokenizer::raw_value();
         for (i, piece) in pieces.iter().enumerate() {
             let next = pieces.get(i + 1).copied().unwrap_or("x");
-            let mut events = Vec::new();
-            tok.feed(piece, &mut |ev| {
-                events.push(format!("{ev:?}"));
-                Directive::Continue
-            });
+            tok.feed(piece, &mut |_| Directive::Continue);
             assert_eq!(
                 tok.plain_raw(next),
                 allowed[i],
@@ -859,7 +857,7 @@ mod tests {
                     probe.feed(p, &mut |_| Directive::Continue);
                 }
                 let mut seen = Vec::new();
-                probe.feed(next, &mut |ev| {
+                probe.run(next, &mut |ev| {
                     seen.push(format!("{ev:?}"));
                     Directive::Continue
                 });

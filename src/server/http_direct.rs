@@ -91,10 +91,7 @@ struct Authority {
 impl Authority {
     fn new(host: &str, port: Option<u16>) -> Self {
         Self {
-            host: host
-                .trim_matches('[')
-                .trim_matches(']')
-                .to_ascii_lowercase(),
+            host: bare_host(host).to_ascii_lowercase(),
             port,
         }
     }
@@ -115,9 +112,13 @@ impl Authority {
     /// is this entry: hosts compare without case, as rmcp's lowercased
     /// copies do, but without making one per request.
     fn admits(&self, host: &str, port: Option<u16>) -> bool {
-        let host = host.trim_matches('[').trim_matches(']');
-        self.host.eq_ignore_ascii_case(host) && self.port.is_none_or(|p| port == Some(p))
+        self.host.eq_ignore_ascii_case(bare_host(host)) && self.port.is_none_or(|p| port == Some(p))
     }
+}
+
+/// A host without the brackets of an IPv6 literal, as rmcp compares hosts.
+fn bare_host(host: &str) -> &str {
+    host.trim_matches('[').trim_matches(']')
 }
 
 /// What the direct path needs: the server, one rmcp peer per protocol
