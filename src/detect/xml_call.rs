@@ -360,7 +360,9 @@ struct Entry {
     /// The type the current parameter's tag declares (DSML), before the schema.
     flag: Option<ParamType>,
     ty: ParamType,
-    value: String,
+    /// Region offsets of the current value's text so far: it is read from the
+    /// region when the value ends, not copied piece by piece.
+    value: (usize, usize),
 }
 
 /// The parser of one XML-style call region.
@@ -371,6 +373,7 @@ pub(crate) struct XmlCallParser {
     entries: usize,
 }
 
+/// What an entry's step did; positions are offsets in the block's input.
 enum EntryStep {
     NeedMore(usize),
     Ended(usize),
@@ -404,7 +407,7 @@ impl XmlCallParser {
             param_close: String::new(),
             flag: None,
             ty: ParamType::String,
-            value: String::new(),
+            value: (0, 0),
         })
     }
 }
@@ -473,14 +476,14 @@ impl CallParser for XmlCallParser {
                     }
                 }
                 BlockState::Entry(entry) => {
-                    let step = entry.parse(&input[i..], eof, sink, &self.spec);
+                    let step = entry.parse(input, i, eof, sink, &self.spec);
                     match step {
-                        EntryStep::NeedMore(n) => return Parsed::need_more(i + n),
+                        EntryStep::NeedMore(n) => return Parsed::need_more(n),
                         EntryStep::Invalid(n, message) => {
-                            return Parsed::abandon(i + n, DiagnosticKind::Invalid, message);
+                            return Parsed::abandon(n, DiagnosticKind::Invalid, message);
                         }
                         EntryStep::Ended(n) => {
-                            i += n;
+                            i = n;
                             let end = sink.base + i;
                             let BlockState::Entry(entry) =
                                 std::mem::replace(&mut self.state, BlockState::Between)
@@ -517,15 +520,16 @@ impl Entry {
         }
     }
 
+    /// Parses `input` from `i` on; the positions it returns are `input`'s.
     fn parse(
         &mut self,
         input: &str,
+        mut i: usize,
         eof: bool,
         sink: &mut CallSink<'_>,
         spec: &XmlSpec,
     ) -> EntryStep {
         let bytes = input.as_bytes();
-        let mut i = 0;
         loop {
             match self.state {
                 EntryState::Params => {
@@ -570,11 +574,17 @@ impl Entry {
                         if bytes[i] == b'\n' {
                             i += 1;
                         }
+                        self.value = (sink.base + i, sink.base + i);
                         self.state = EntryState::Value { fresh: false };
                     }
                     match self.scan_value(input, i, eof, sink, spec) {
                         (n, true) => {
-                            self.end_param(sink);
+                            if !self.end_param(sink) {
+                                return EntryStep::Invalid(
+                                    n,
+                                    format!("the value of `{}` could not be read", self.param),
+                                );
+                            }
                             self.state = EntryState::Params;
                             i = n;
                         }
@@ -612,28 +622,35 @@ impl Entry {
         self.emit(sink, &head);
         self.n_params += 1;
         self.param = name;
-        self.value.clear();
     }
 
-    fn end_param(&mut self, sink: &mut CallSink<'_>) {
+    /// Ends the current parameter with the value read from the region;
+    /// `false` (nothing emitted) when the region does not hold it.
+    fn end_param(&mut self, sink: &mut CallSink<'_>) -> bool {
+        let Some(raw) = sink.region_text(self.value.0, self.value.1) else {
+            return false;
+        };
         let value = if self.ty == ParamType::String {
             self.emit(sink, "\"");
-            Value::String(std::mem::take(&mut self.value))
+            Value::String(raw.into_owned())
         } else {
-            let value = typed_value(&self.value, self.ty);
+            let value = typed_value(&raw, self.ty);
             let text = value.to_string();
             self.emit(sink, &text);
             value
         };
         self.args.insert(std::mem::take(&mut self.param), value);
-        self.value.clear();
+        true
     }
 
-    fn push_value(&mut self, sink: &mut CallSink<'_>, s: &str) {
-        if s.is_empty() {
+    /// The value goes on with `input[from..to]`, which directly follows its
+    /// text so far in the region.
+    fn push_value(&mut self, sink: &mut CallSink<'_>, input: &str, from: usize, to: usize) {
+        if from == to {
             return;
         }
-        self.value.push_str(s);
+        self.value.1 = sink.base + to;
+        let s = &input[from..to];
         if self.ty == ParamType::String
             && let Some((index, _)) = &self.call
         {
@@ -662,7 +679,7 @@ impl Entry {
                 } else {
                     bytes.len()
                 };
-                self.push_value(sink, &input[i..end]);
+                self.push_value(sink, input, i, end);
                 return (end, false);
             };
             let k = i + rel;
@@ -671,13 +688,13 @@ impl Entry {
             } else {
                 k
             };
-            self.push_value(sink, &input[i..j]);
+            self.push_value(sink, input, i, j);
             match self.close_here(&bytes[k..], eof, spec) {
                 None => return (j, false),
                 Some(Some(len)) => return (k + len, true),
                 Some(None) => {
                     // Not the end: the newline (if any) and `<` are content.
-                    self.push_value(sink, &input[j..=k]);
+                    self.push_value(sink, input, j, k + 1);
                     i = k + 1;
                 }
             }
