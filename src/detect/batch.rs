@@ -108,8 +108,24 @@ enum Item {
         start: usize,
         end: usize,
     },
-    /// Events that own their data (`CallStart`, `CallEnd`, `Malformed`);
-    /// boxed so that the frequent items stay four words.
+    /// `CallStart`: the id is `text[start..mid]`, the name `text[mid..end]`
+    /// (offsets as `u32` so that the item stays four words; a batch whose
+    /// text outgrows them boxes the event instead). Each owned string and
+    /// the box were an allocation per call.
+    Start {
+        index: usize,
+        start: u32,
+        mid: u32,
+        end: u32,
+        format: WireFormat,
+    },
+    /// `CallEnd`, its call boxed once rather than inside a boxed event.
+    End {
+        index: usize,
+        call: Box<ToolCall>,
+    },
+    /// Events that own their data (`Malformed`, and a `CallStart` that does
+    /// not fit `Start`); boxed so that the frequent items stay four words.
     Owned(Box<DetectEvent>),
 }
 
@@ -277,6 +293,19 @@ impl EventBatch {
                 index,
                 fragment: CompactString::new(slice(text, start, end)),
             },
+            Item::Start {
+                index,
+                start,
+                mid,
+                end,
+                format,
+            } => DetectEvent::CallStart {
+                index,
+                id: slice(text, start as usize, mid as usize).to_owned(),
+                name: slice(text, mid as usize, end as usize).to_owned(),
+                format,
+            },
+            Item::End { index, call } => DetectEvent::CallEnd { index, call },
             Item::Owned(event) => *event,
         }));
         self.text.clear();
@@ -296,6 +325,19 @@ impl EventBatch {
                 index,
                 fragment: slice(text, start, end),
             },
+            Item::Start {
+                index,
+                start,
+                mid,
+                end,
+                format,
+            } => EventRef::CallStart {
+                index,
+                id: slice(text, start as usize, mid as usize),
+                name: slice(text, mid as usize, end as usize),
+                format,
+            },
+            Item::End { index, ref call } => EventRef::CallEnd { index, call },
             Item::Owned(ref event) => EventRef::from(&**event),
         }
     }
@@ -461,7 +503,52 @@ impl EventBatch {
             DetectEvent::ArgsDelta { index, fragment } => {
                 self.push_args(index, &fragment, usize::MAX)
             }
+            DetectEvent::CallStart {
+                index,
+                id,
+                name,
+                format,
+            } => self.push_start(index, &id, &name, format),
+            DetectEvent::CallEnd { index, call } => self.items.push(Item::End { index, call }),
             event => self.items.push(Item::Owned(Box::new(event))),
+        }
+    }
+
+    /// Appends `CallStart`; in a batch its id and name are copied into the
+    /// batch's text, so the event costs no allocation of its own.
+    pub(crate) fn push_start(&mut self, index: usize, id: &str, name: &str, format: WireFormat) {
+        if self.direct {
+            push_owned(&mut self.owned, || DetectEvent::CallStart {
+                index,
+                id: id.to_owned(),
+                name: name.to_owned(),
+                format,
+            });
+            return;
+        }
+        let at = self.text.len();
+        self.text.push_str(id);
+        let mid = self.text.len();
+        self.text.push_str(name);
+        let end = self.text.len();
+        match (u32::try_from(at), u32::try_from(mid), u32::try_from(end)) {
+            (Ok(start), Ok(mid), Ok(end)) => self.items.push(Item::Start {
+                index,
+                start,
+                mid,
+                end,
+                format,
+            }),
+            _ => {
+                self.text.truncate(at);
+                self.items
+                    .push(Item::Owned(Box::new(DetectEvent::CallStart {
+                        index,
+                        id: id.to_owned(),
+                        name: name.to_owned(),
+                        format,
+                    })));
+            }
         }
     }
 }

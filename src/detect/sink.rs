@@ -93,12 +93,7 @@ impl<'a> CallSink<'a> {
             Some(id) if !id.is_empty() => id.to_owned(),
             _ => new_call_id(),
         };
-        self.events.push(DetectEvent::CallStart {
-            index,
-            id: id.clone(),
-            name: name.to_owned(),
-            format,
-        });
+        self.events.push_start(index, &id, name, format);
         (index, id)
     }
 

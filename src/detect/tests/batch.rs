@@ -145,6 +145,32 @@ fn every_event_survives_a_trip_through_its_view() {
     for event in &events {
         assert_eq!(&EventRef::from(event).to_event(), event);
     }
+    // Stored in a batch (a `CallStart`'s id and name as ranges of its text,
+    // beside text and fragments that touch them), read back through
+    // `get`, `iter` and `drain_into`.
+    let mut batch = EventBatch::new();
+    for event in &events {
+        batch.push(event.clone());
+    }
+    let empty_start = DetectEvent::CallStart {
+        index: 4,
+        id: String::new(),
+        name: "x".to_owned(),
+        format: WireFormat::Xml,
+    };
+    batch.push(empty_start.clone());
+    batch.push_args(4, "{\"k\":", usize::MAX);
+    let mut want = events.to_vec();
+    want.push(empty_start);
+    want.push(args(4, "{\"k\":"));
+    assert_eq!(owned(&batch), want);
+    for (i, event) in want.iter().enumerate() {
+        assert_eq!(batch.get(i).map(|e| e.to_event()).as_ref(), Some(event));
+    }
+    let mut drained = Vec::new();
+    batch.drain_into(&mut drained);
+    assert_eq!(drained, want);
+    assert!(batch.is_empty());
 }
 
 #[test]
