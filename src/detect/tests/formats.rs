@@ -171,6 +171,50 @@ fn openai_function_json_in_text_decodes_string_arguments() {
 }
 
 #[test]
+fn openai_function_string_arguments_read_back_whole_or_in_pieces() {
+    // The decoded arguments string is read back at the end of the call: from
+    // the output when the whole string was emitted in the delta that ends it,
+    // else decoded again from the region. `check_calls` runs every cut, one
+    // character per delta, and (through `run_pieces`) a Vec, a batch cleared
+    // per delta, one never cleared and a new one per delta.
+    let call = |args: &str| {
+        format!(
+            r#"{{"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"search","arguments":{args}}}}}]}}"#
+        )
+    };
+    for (args, want) in [
+        // Escapes of both layers, a \u escape, a surrogate pair and non-ASCII.
+        (
+            r#""{\"query\":\"a\\\\b \\\"q\\\" \u00e9 \ud83d\ude00 日\",\"limit\":2}""#,
+            json!({"query": "a\\b \"q\" é 😀 日", "limit": 2}),
+        ),
+        // A lone high surrogate before the closing quote of the inner string.
+        (
+            r#""{\"query\":\"x\ud83d\"}""#,
+            json!({"query": "x\u{fffd}"}),
+        ),
+        // Whitespace only, or nothing: no arguments.
+        (r#"" \n ""#, json!({})),
+        (r#""""#, json!({})),
+        // An object spelled with escapes only.
+        (r#""\u007b\u0022limit\u0022:3\u007d""#, json!({"limit": 3})),
+    ] {
+        let input = call(args);
+        check_calls(&input, expect("", &[("search", want, OpenAiFunction)], &[]));
+    }
+    // Not an object once decoded, or two values that make none together.
+    for args in [
+        r#""[1]""#,
+        r#""{\"limit\":""#,
+        r#""{\"limit\":1}","arguments":"{\"limit\":2}""#,
+        r#""{\"limit\":1}","arguments":{"limit":2}"#,
+    ] {
+        let input = call(args);
+        check_calls(&input, expect(&input, &[], &[DiagnosticKind::Invalid]));
+    }
+}
+
+#[test]
 fn openai_function_keys_count_only_at_their_own_depth_in_any_order() {
     // Element 1: `parameters` for `arguments`, given before `name`, as an
     // object holding a `name` key of its own; its id comes after the function,

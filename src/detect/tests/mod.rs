@@ -138,12 +138,49 @@ pub(super) fn run_pieces(
         detector.feed(p, &mut events);
     }
     detector.finish(&mut events);
+    let owned = without_call_ids(events.clone());
     assert_eq!(
-        batch_events(pieces, config),
-        without_call_ids(events.clone()),
+        batch_events(pieces, config.clone()),
+        owned,
         "an EventBatch received other events than a Vec"
     );
+    assert_eq!(
+        batch_events_kept(pieces, config.clone()),
+        owned,
+        "an EventBatch never cleared received other events than a Vec"
+    );
+    assert_eq!(
+        batch_events_fresh(pieces, config),
+        owned,
+        "a new EventBatch per delta received other events than a Vec"
+    );
     (outcome(&events), detector.call_regions().to_vec())
+}
+
+/// [`batch_events`] with one batch that is never cleared, read at the end.
+pub(super) fn batch_events_kept(pieces: &[&str], config: DetectConfig) -> Vec<DetectEvent> {
+    let mut detector = StreamDetector::new(catalog(), config);
+    let mut batch = EventBatch::new();
+    for p in pieces {
+        detector.feed(p, &mut batch);
+    }
+    detector.finish(&mut batch);
+    without_call_ids(batch.iter().map(|e| e.to_event()).collect())
+}
+
+/// [`batch_events`] with a new batch for every delta.
+pub(super) fn batch_events_fresh(pieces: &[&str], config: DetectConfig) -> Vec<DetectEvent> {
+    let mut detector = StreamDetector::new(catalog(), config);
+    let mut events = Vec::new();
+    for p in pieces.iter().map(Some).chain([None]) {
+        let mut batch = EventBatch::new();
+        match p {
+            Some(p) => detector.feed(p, &mut batch),
+            None => detector.finish(&mut batch),
+        }
+        batch.drain_into(&mut events);
+    }
+    without_call_ids(events)
 }
 
 /// Runs `pieces` through a fresh detector into an [`EventBatch`] that is read
