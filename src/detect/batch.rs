@@ -118,8 +118,8 @@ enum Item {
     },
     /// `CallStart`: the id is `text[start..mid]`, the name `text[mid..end]`
     /// (offsets as `u32` so that the item stays four words; a batch whose
-    /// text outgrows them boxes the event instead). Each owned string and
-    /// the box were an allocation per call.
+    /// text outgrows them keeps the event whole, as an `Owned` item). Owned
+    /// strings for them were two allocations per call.
     Start {
         index: usize,
         start: u32,
