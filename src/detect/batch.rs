@@ -19,6 +19,41 @@ use super::detector::StreamDetector;
 use super::scan::find_json_escape;
 use super::xml_call::escape_json_into;
 
+/// The view of `item`, whose ranges are in `text` and whose owned event,
+/// if it has one, is in `owned`.
+#[inline]
+fn view_in<'a>(text: &'a str, owned: &'a [DetectEvent], item: &Item) -> EventRef<'a> {
+    match *item {
+        Item::Text { start, end } => EventRef::Text {
+            text: slice(text, start, end),
+        },
+        Item::Reasoning { start, end } => EventRef::Reasoning {
+            text: slice(text, start, end),
+        },
+        Item::Args { index, start, end } => EventRef::ArgsDelta {
+            index,
+            fragment: slice(text, start, end),
+        },
+        Item::Start {
+            index,
+            start,
+            mid,
+            end,
+            format,
+        } => EventRef::CallStart {
+            index,
+            id: slice(text, start as usize, mid as usize),
+            name: slice(text, mid as usize, end as usize),
+            format,
+        },
+        Item::Owned { at } => match owned.get(at) {
+            Some(event) => EventRef::from(event),
+            // Never: `at` was the event's place when it was pushed.
+            None => EventRef::Text { text: "" },
+        },
+    }
+}
+
 /// `text[start..end]`. The ranges were recorded by the batch's own appends,
 /// so they lie on character boundaries; `get` keeps a broken one from
 /// panicking all the same.
@@ -288,32 +323,12 @@ impl EventBatch {
     pub fn drain_into(&mut self, out: &mut Vec<DetectEvent>) {
         out.reserve(self.items.len());
         let text = self.text.as_str();
-        // Owned items take the owned events in order.
+        // Owned items take the owned events in order; the others are copied
+        // out of their views.
         let mut owned_events = self.owned_events.drain(..);
         out.extend(self.items.drain(..).filter_map(|item| match item {
-            Item::Text { start, end } => Some(DetectEvent::Text {
-                text: CompactString::new(slice(text, start, end)),
-            }),
-            Item::Reasoning { start, end } => Some(DetectEvent::Reasoning {
-                text: CompactString::new(slice(text, start, end)),
-            }),
-            Item::Args { index, start, end } => Some(DetectEvent::ArgsDelta {
-                index,
-                fragment: CompactString::new(slice(text, start, end)),
-            }),
-            Item::Start {
-                index,
-                start,
-                mid,
-                end,
-                format,
-            } => Some(DetectEvent::CallStart {
-                index,
-                id: slice(text, start as usize, mid as usize).to_owned(),
-                name: slice(text, mid as usize, end as usize).to_owned(),
-                format,
-            }),
             Item::Owned { .. } => owned_events.next(),
+            item => Some(view_in(text, &[], &item).to_event()),
         }));
         drop(owned_events);
         self.text.clear();
@@ -321,36 +336,7 @@ impl EventBatch {
 
     #[inline]
     fn view<'a>(&'a self, item: &'a Item) -> EventRef<'a> {
-        let text = self.text.as_str();
-        match *item {
-            Item::Text { start, end } => EventRef::Text {
-                text: slice(text, start, end),
-            },
-            Item::Reasoning { start, end } => EventRef::Reasoning {
-                text: slice(text, start, end),
-            },
-            Item::Args { index, start, end } => EventRef::ArgsDelta {
-                index,
-                fragment: slice(text, start, end),
-            },
-            Item::Start {
-                index,
-                start,
-                mid,
-                end,
-                format,
-            } => EventRef::CallStart {
-                index,
-                id: slice(text, start as usize, mid as usize),
-                name: slice(text, mid as usize, end as usize),
-                format,
-            },
-            Item::Owned { at } => match self.owned_events.get(at) {
-                Some(event) => EventRef::from(event),
-                // Never: `at` was the event's place when it was pushed.
-                None => EventRef::Text { text: "" },
-            },
-        }
+        view_in(&self.text, &self.owned_events, item)
     }
 
     /// The number of events written so far, in either mode: where the events
