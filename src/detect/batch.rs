@@ -330,7 +330,6 @@ impl EventBatch {
             Item::Owned { .. } => owned_events.next(),
             item => Some(view_in(text, &[], &item).to_event()),
         }));
-        drop(owned_events);
         self.text.clear();
     }
 
@@ -521,13 +520,14 @@ impl EventBatch {
     /// Appends `CallStart`; in a batch its id and name are copied into the
     /// batch's text, so the event costs no allocation of its own.
     pub(crate) fn push_start(&mut self, index: usize, id: &str, name: &str, format: WireFormat) {
+        let owned = || DetectEvent::CallStart {
+            index,
+            id: id.to_owned(),
+            name: name.to_owned(),
+            format,
+        };
         if self.direct {
-            push_owned(&mut self.owned, || DetectEvent::CallStart {
-                index,
-                id: id.to_owned(),
-                name: name.to_owned(),
-                format,
-            });
+            push_owned(&mut self.owned, owned);
             return;
         }
         let at = self.text.len();
@@ -545,12 +545,7 @@ impl EventBatch {
             }),
             _ => {
                 self.text.truncate(at);
-                self.push_owned_event(DetectEvent::CallStart {
-                    index,
-                    id: id.to_owned(),
-                    name: name.to_owned(),
-                    format,
-                });
+                self.push_owned_event(owned());
             }
         }
     }

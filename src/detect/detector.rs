@@ -371,16 +371,8 @@ impl StreamDetector {
         }
         let index = self.next_index;
         self.next_index += 1;
-        let id = match id {
-            Some(id) if !id.is_empty() => id.to_owned(),
-            _ => crate::core::new_call_id(),
-        };
-        out.push(DetectEvent::CallStart {
-            index,
-            id: id.clone(),
-            name: name.to_owned(),
-            format,
-        });
+        let id = super::sink::call_id(id);
+        out.push_start(index, &id, name, format);
         self.structured.insert(
             key,
             StructuredCall {

@@ -89,10 +89,7 @@ impl<'a> CallSink<'a> {
     ) -> (usize, String) {
         let index = *self.next_index;
         *self.next_index += 1;
-        let id = match id {
-            Some(id) if !id.is_empty() => id.to_owned(),
-            _ => new_call_id(),
-        };
+        let id = call_id(id);
         self.events.push_start(index, &id, name, format);
         (index, id)
     }
@@ -150,6 +147,14 @@ impl<'a> CallSink<'a> {
             name: name.to_owned(),
             format,
         });
+    }
+}
+
+/// The id a call starts with: the one it carries, else a generated one.
+pub(crate) fn call_id(id: Option<&str>) -> String {
+    match id {
+        Some(id) if !id.is_empty() => id.to_owned(),
+        _ => new_call_id(),
     }
 }
 

@@ -171,12 +171,11 @@ fn openai_function_json_in_text_decodes_string_arguments() {
 }
 
 #[test]
-fn openai_function_string_arguments_read_back_whole_or_in_pieces() {
-    // The decoded arguments string is read back at the end of the call: from
-    // the output when the whole string was emitted in the delta that ends it,
-    // else decoded again from the region. `check_calls` runs every cut, one
-    // character per delta, and (through `run_pieces`) a Vec, a batch cleared
-    // per delta, one never cleared and a new one per delta.
+fn openai_function_string_arguments_decode_alike_under_every_cut() {
+    // The arguments string is decoded as it streams and parsed once it ends.
+    // `check_calls` runs every cut and one character per delta, each into a
+    // Vec and (through `run_pieces`) into batches cleared per delta, never
+    // cleared, and new per delta.
     let call = |args: &str| {
         format!(
             r#"{{"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"search","arguments":{args}}}}}]}}"#

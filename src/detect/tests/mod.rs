@@ -139,64 +139,64 @@ pub(super) fn run_pieces(
     }
     detector.finish(&mut events);
     let owned = without_call_ids(events.clone());
-    assert_eq!(
-        batch_events(pieces, config.clone()),
-        owned,
-        "an EventBatch received other events than a Vec"
-    );
-    assert_eq!(
-        batch_events_kept(pieces, config.clone()),
-        owned,
-        "an EventBatch never cleared received other events than a Vec"
-    );
-    assert_eq!(
-        batch_events_fresh(pieces, config),
-        owned,
-        "a new EventBatch per delta received other events than a Vec"
-    );
+    for (how, what) in [
+        (
+            BatchUse::Cleared,
+            "an EventBatch read and cleared after every delta",
+        ),
+        (BatchUse::Kept, "an EventBatch never cleared"),
+        (BatchUse::Fresh, "a new EventBatch per delta"),
+    ] {
+        assert_eq!(
+            batch_events(pieces, config.clone(), how),
+            owned,
+            "{what} received other events than a Vec"
+        );
+    }
     (outcome(&events), detector.call_regions().to_vec())
 }
 
-/// [`batch_events`] with one batch that is never cleared, read at the end.
-pub(super) fn batch_events_kept(pieces: &[&str], config: DetectConfig) -> Vec<DetectEvent> {
-    let mut detector = StreamDetector::new(catalog(), config);
-    let mut batch = EventBatch::new();
-    for p in pieces {
-        detector.feed(p, &mut batch);
-    }
-    detector.finish(&mut batch);
-    without_call_ids(batch.iter().map(|e| e.to_event()).collect())
+/// How a test consumer uses its [`EventBatch`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BatchUse {
+    /// One batch, read (`iter`) and cleared after every delta, as a streaming
+    /// consumer would.
+    Cleared,
+    /// One batch, never cleared, read at the end.
+    Kept,
+    /// A new batch for every delta, emptied with `drain_into`.
+    Fresh,
 }
 
-/// [`batch_events`] with a new batch for every delta.
-pub(super) fn batch_events_fresh(pieces: &[&str], config: DetectConfig) -> Vec<DetectEvent> {
-    let mut detector = StreamDetector::new(catalog(), config);
-    let mut events = Vec::new();
-    for p in pieces.iter().map(Some).chain([None]) {
-        let mut batch = EventBatch::new();
-        match p {
-            Some(p) => detector.feed(p, &mut batch),
-            None => detector.finish(&mut batch),
-        }
-        batch.drain_into(&mut events);
-    }
-    without_call_ids(events)
-}
-
-/// Runs `pieces` through a fresh detector into an [`EventBatch`] that is read
-/// and cleared after every delta, as a streaming consumer would: the events
-/// it held, owned, with generated call ids blanked.
-pub(super) fn batch_events(pieces: &[&str], config: DetectConfig) -> Vec<DetectEvent> {
+/// Runs `pieces` through a fresh detector into batches used as `how` says:
+/// the events they held, owned, with generated call ids blanked.
+pub(super) fn batch_events(
+    pieces: &[&str],
+    config: DetectConfig,
+    how: BatchUse,
+) -> Vec<DetectEvent> {
     let mut detector = StreamDetector::new(catalog(), config);
     let mut batch = EventBatch::new();
     let mut events = Vec::new();
     for p in pieces.iter().map(Some).chain([None]) {
+        if how == BatchUse::Fresh {
+            batch = EventBatch::new();
+        }
         match p {
             Some(p) => detector.feed(p, &mut batch),
             None => detector.finish(&mut batch),
         }
+        match how {
+            BatchUse::Cleared => {
+                events.extend(batch.iter().map(|e| e.to_event()));
+                batch.clear();
+            }
+            BatchUse::Kept => {}
+            BatchUse::Fresh => batch.drain_into(&mut events),
+        }
+    }
+    if how == BatchUse::Kept {
         events.extend(batch.iter().map(|e| e.to_event()));
-        batch.clear();
     }
     without_call_ids(events)
 }
