@@ -158,6 +158,13 @@ pub(crate) struct ArgsCapture {
     /// text is then read back from the region at the end, and only what is
     /// held before the call starts is kept here.
     span: Option<(usize, Option<usize>)>,
+    /// For a string value begun at [`start_at`](Self::start_at): the length
+    /// of `text` when it began. Its pieces are then not copied once they
+    /// can be emitted as they come; [`end_at`](Self::end_at) puts the whole
+    /// decoded string, which the tokenizer collects anyway, in their place.
+    string_from: Option<usize>,
+    /// Whether a piece of that string was emitted without being copied.
+    skipped: bool,
 }
 
 impl ArgsCapture {
@@ -182,6 +189,9 @@ impl ArgsCapture {
         if fresh && kind == ValueKind::Object {
             self.span = Some((at, None));
         }
+        if kind == ValueKind::String {
+            self.string_from = Some(self.text.len());
+        }
     }
 
     /// Back from reading the region to keeping a copy: the copy gets the
@@ -203,10 +213,20 @@ impl ArgsCapture {
     }
 
     /// The value that began at [`start_at`](Self::start_at) ended just
-    /// before region offset `at`.
-    pub(crate) fn end_at(&mut self, at: usize) {
+    /// before region offset `at`; a string's whole decoded content is
+    /// `string` (from [`JsonEvent::RawEnd`]).
+    pub(crate) fn end_at(&mut self, at: usize, string: Option<&str>) {
         if let Some((_, end)) = &mut self.span {
             *end = Some(at);
+        }
+        if let (Some(from), Some(string)) = (self.string_from.take(), string)
+            && std::mem::take(&mut self.skipped)
+        {
+            // Every piece was emitted: what was held before the call
+            // started was flushed when it started, the rest as it came.
+            self.text.truncate(from);
+            self.text.push_str(string);
+            self.emitted = self.text.len();
         }
     }
 
@@ -228,7 +248,9 @@ impl ArgsCapture {
             && self.emitted == self.text.len()
         {
             sink.args(index, s);
-            if self.span.is_none() {
+            if self.string_from.is_some() {
+                self.skipped = true;
+            } else if self.span.is_none() {
                 self.text.push_str(s);
                 self.emitted = self.text.len();
             }

@@ -399,9 +399,9 @@ impl CallObjects {
             JsonEvent::Str(_) | JsonEvent::Scalar(_) if self.depth + 1 == ed => {
                 return self.stop("a call entry is not an object");
             }
-            JsonEvent::RawEnd(at) => {
+            JsonEvent::RawEnd { at, string } => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.end_at(base + at);
+                    el.args.end_at(base + at, string);
                 }
             }
             JsonEvent::RawStart(kind, at) => {

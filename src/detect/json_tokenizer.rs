@@ -42,8 +42,14 @@ pub(crate) enum JsonEvent<'a> {
     RawStart(ValueKind, usize),
     /// More of a raw-captured value.
     RawChunk(&'a str),
-    /// The raw-captured value ended just before the offset.
-    RawEnd(usize),
+    /// The raw-captured value ended just before `at`; for a string, `string`
+    /// is its whole decoded content (what its `RawChunk`s made together).
+    RawEnd {
+        /// The offset just past the value.
+        at: usize,
+        /// A string's decoded content; `None` for other kinds.
+        string: Option<&'a str>,
+    },
 }
 
 /// The callback's answer.
@@ -388,13 +394,42 @@ impl JsonTokenizer {
             self.consumed += input.len();
             return TokStatus::NeedMore;
         }
-        let status = self.run(input, on);
-        match status {
-            TokStatus::NeedMore => self.consumed += input.len(),
-            TokStatus::Done(n) => self.consumed += n,
-            TokStatus::Invalid(_) | TokStatus::Stopped(_) => {}
+        // Inside a raw-captured string (open_ai_function's arguments) the
+        // piece goes straight to the string decoder; the loop takes over
+        // only for what follows the closing quote.
+        let mut from = 0;
+        if self.state.0 == State::InRaw && self.raw.kind == Some(ValueKind::String) {
+            let mut stopped = false;
+            let mut on = |ev: JsonEvent<'_>| {
+                let d = on(ev);
+                stopped |= d == Directive::Stop;
+                d
+            };
+            match self.raw_scan(input, 0, &mut on) {
+                Err(e) => return TokStatus::Invalid(e),
+                Ok(n) if stopped => return TokStatus::Stopped(n),
+                Ok(n) if n == input.len() => {
+                    self.consumed += n;
+                    return TokStatus::NeedMore;
+                }
+                Ok(n) => {
+                    self.consumed += n;
+                    from = n;
+                }
+            }
         }
-        status
+        match self.run(&input[from..], on) {
+            TokStatus::NeedMore => {
+                self.consumed += input.len() - from;
+                TokStatus::NeedMore
+            }
+            TokStatus::Done(n) => {
+                self.consumed += n;
+                TokStatus::Done(from + n)
+            }
+            TokStatus::Invalid(n) => TokStatus::Invalid(from + n),
+            TokStatus::Stopped(n) => TokStatus::Stopped(from + n),
+        }
     }
 
     fn run<F>(&mut self, input: &str, on: &mut F) -> TokStatus
@@ -446,6 +481,7 @@ impl JsonTokenizer {
                             _ => return TokStatus::Invalid(i),
                         };
                         on(JsonEvent::RawStart(kind, at));
+                        self.buf.clear();
                         self.raw = RawScan {
                             kind: Some(kind),
                             ..RawScan::default()
@@ -590,46 +626,44 @@ impl JsonTokenizer {
         let kind = self.raw.kind.unwrap_or(ValueKind::Scalar);
         match kind {
             ValueKind::String => {
-                // The plain run the input starts with decodes to itself: it is
-                // emitted from the input, not from `buf` right after the
-                // decoder copied it there (a load of bytes a small copy has
-                // just written waits for the copy: see `ArgsCapture::push`).
+                // The decoded string collects in `buf` (its owner reads it
+                // whole at `RawEnd`). The plain run the input starts with
+                // decodes to itself: it is emitted from the input, not from
+                // `buf` right after it was copied there (a load of bytes a
+                // small copy has just written waits for the copy: see
+                // `ArgsCapture::push`).
                 let mut start = start;
                 if self.decoder.is_plain() {
                     let rest = &bytes[start..];
                     let run = super::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len());
                     if run > 0 {
-                        on(JsonEvent::RawChunk(&input[start..start + run]));
+                        let plain = &input[start..start + run];
+                        self.buf.push_str(plain);
+                        on(JsonEvent::RawChunk(plain));
                         start += run;
                     }
                     if start == bytes.len() {
                         return Ok(start);
                     }
                 }
-                self.buf.clear();
+                let from = self.buf.len();
                 // The decoded text is never longer than its JSON spelling.
                 self.buf.reserve(input.len() - start);
                 let res = self.decoder.decode(&input[start..], &mut self.buf);
+                // What decoded before a bad escape was streamed by a split
+                // feed too: it is emitted for split-invariance.
+                if self.buf.len() > from {
+                    on(JsonEvent::RawChunk(&self.buf[from..]));
+                }
                 match res {
-                    Err(e) => {
-                        // What decoded before the bad escape was streamed by
-                        // a split feed too: emit it for split-invariance.
-                        if !self.buf.is_empty() {
-                            on(JsonEvent::RawChunk(&self.buf));
-                        }
-                        Err(start + e)
-                    }
-                    Ok(None) => {
-                        if !self.buf.is_empty() {
-                            on(JsonEvent::RawChunk(&self.buf));
-                        }
-                        Ok(bytes.len())
-                    }
+                    Err(e) => Err(start + e),
+                    Ok(None) => Ok(bytes.len()),
                     Ok(Some(n)) => {
-                        if !self.buf.is_empty() {
-                            on(JsonEvent::RawChunk(&self.buf));
-                        }
-                        on(JsonEvent::RawEnd(self.consumed + start + n));
+                        on(JsonEvent::RawEnd {
+                            at: self.consumed + start + n,
+                            string: Some(&self.buf),
+                        });
+                        self.buf.clear();
                         self.decoder = StrDecoder::default();
                         self.after_value();
                         Ok(start + n)
@@ -645,7 +679,10 @@ impl JsonTokenizer {
                     on(JsonEvent::RawChunk(&input[start..i]));
                 }
                 if i < bytes.len() {
-                    on(JsonEvent::RawEnd(self.consumed + i));
+                    on(JsonEvent::RawEnd {
+                        at: self.consumed + i,
+                        string: None,
+                    });
                     self.after_value();
                 }
                 Ok(i)
@@ -656,7 +693,10 @@ impl JsonTokenizer {
                     on(JsonEvent::RawChunk(&input[start..i]));
                 }
                 if ended {
-                    on(JsonEvent::RawEnd(self.consumed + i));
+                    on(JsonEvent::RawEnd {
+                        at: self.consumed + i,
+                        string: None,
+                    });
                     self.after_value();
                 }
                 Ok(i)
@@ -685,7 +725,7 @@ fn valid_scalar(s: &str) -> bool {
 mod tests {
     use proptest::prelude::*;
 
-    use super::{Directive, JsonTokenizer, StrDecoder};
+    use super::{Directive, JsonEvent, JsonTokenizer, StrDecoder, TokStatus};
 
     /// How one character is written inside a JSON string.
     #[derive(Debug, Clone, Copy)]
@@ -778,6 +818,99 @@ mod tests {
             prop_assert_eq!(end, Ok(Some(body.len())));
             prop_assert_eq!(out, s);
         }
+
+        /// A raw-captured string inside an envelope, cut anywhere: its
+        /// chunks make the string, `RawEnd` reports it whole and where it
+        /// ended, and the tokens after it and the end of the value are
+        /// found where they are (the string's pieces skip the loop).
+        #[test]
+        fn a_raw_string_under_every_split_streams_and_ends_whole(
+            s in "[a-z \"\\\\/\n\t\u{1}é😀]{0,30}",
+            spellings in proptest::collection::vec(spelling(), 1..4),
+            cuts in proptest::collection::vec(0usize..200, 0..8),
+        ) {
+            let body = encode(&s, &spellings);
+            let input = format!("{{\"a\":\"{body},\"b\":[1]}} tail");
+            let quote = "{\"a\":".len();
+            let end = quote + 1 + body.len();
+            let done = input.len() - " tail".len();
+            let (events, status) = tokenize_split(&input, &cuts);
+            let chunks: String = events
+                .iter()
+                .filter_map(|e| e.strip_prefix("chunk "))
+                .collect();
+            prop_assert_eq!(chunks, s.clone());
+            let rest: Vec<String> = events
+                .into_iter()
+                .filter(|e| !e.starts_with("chunk "))
+                .collect();
+            // `,"b":[1]}` after the string: `[` five bytes past its end.
+            let want = vec![
+                "object_start 0".to_owned(),
+                "key a".to_owned(),
+                format!("raw_start String {quote}"),
+                format!("raw_end {end} {s:?}"),
+                "key b".to_owned(),
+                format!("array_start {}", end + 5),
+                "scalar 1".to_owned(),
+                format!("array_end {}", end + 7),
+                format!("object_end {}", done - 1),
+            ];
+            prop_assert_eq!(rest, want);
+            prop_assert_eq!(status, Ok(done));
+        }
+    }
+
+    /// Feeds `input` cut at `cuts` (moved to character boundaries) with key
+    /// `a` raw-captured; returns the events, one line each, and where the
+    /// value ended in `input` (or the error status).
+    fn tokenize_split(input: &str, cuts: &[usize]) -> (Vec<String>, Result<usize, String>) {
+        let mut cuts: Vec<usize> = cuts
+            .iter()
+            .map(|&c| {
+                (0..=c.min(input.len()))
+                    .rev()
+                    .find(|&c| input.is_char_boundary(c))
+                    .unwrap_or(0)
+            })
+            .collect();
+        cuts.push(input.len());
+        cuts.sort_unstable();
+        let mut tok = JsonTokenizer::new();
+        let mut events = Vec::new();
+        let mut from = 0;
+        for cut in cuts {
+            if cut <= from {
+                continue;
+            }
+            let status = tok.feed(&input[from..cut], &mut |ev| {
+                events.push(match ev {
+                    JsonEvent::ObjectStart(at) => format!("object_start {at}"),
+                    JsonEvent::ObjectEnd(at) => format!("object_end {at}"),
+                    JsonEvent::ArrayStart(at) => format!("array_start {at}"),
+                    JsonEvent::ArrayEnd(at) => format!("array_end {at}"),
+                    JsonEvent::Key(k) => format!("key {k}"),
+                    JsonEvent::Str(v) => format!("str {v}"),
+                    JsonEvent::Scalar(v) => format!("scalar {v}"),
+                    JsonEvent::RawStart(kind, at) => format!("raw_start {kind:?} {at}"),
+                    JsonEvent::RawChunk(c) => format!("chunk {c}"),
+                    JsonEvent::RawEnd { at, string } => match string {
+                        Some(s) => format!("raw_end {at} {s:?}"),
+                        None => format!("raw_end {at}"),
+                    },
+                });
+                match ev {
+                    JsonEvent::Key("a") => Directive::Raw,
+                    _ => Directive::Continue,
+                }
+            });
+            match status {
+                TokStatus::NeedMore => from = cut,
+                TokStatus::Done(n) => return (events, Ok(from + n)),
+                other => return (events, Err(format!("{other:?} after {from}"))),
+            }
+        }
+        (events, Err("unfinished".to_owned()))
     }
 
     #[test]

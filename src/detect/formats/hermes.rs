@@ -104,7 +104,7 @@ impl EnvelopeHandler for HermesHandler {
                 _ => {}
             },
             JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at, sink),
-            JsonEvent::RawEnd(at) => self.args.end_at(base + at),
+            JsonEvent::RawEnd { at, string } => self.args.end_at(base + at, string),
             JsonEvent::RawChunk(c) => {
                 self.args.push(c, self.call.as_ref().map(|c| c.0), sink);
             }

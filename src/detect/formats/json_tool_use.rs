@@ -118,7 +118,7 @@ impl EnvelopeHandler for ToolUseHandler {
                 self.verdict = Some(Verdict::Reject);
                 return Directive::Stop;
             }
-            JsonEvent::RawEnd(at) => self.args.end_at(base + at),
+            JsonEvent::RawEnd { at, string } => self.args.end_at(base + at, string),
             JsonEvent::RawStart(kind, at) => {
                 self.args.start_at(kind, base + at, sink);
                 self.try_start(sink, false);

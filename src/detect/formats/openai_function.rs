@@ -208,9 +208,9 @@ impl EnvelopeHandler for ToolCallsHandler {
                 el.try_start(sink, false);
                 self.any_started |= el.call.is_some();
             }
-            JsonEvent::RawEnd(at) => {
+            JsonEvent::RawEnd { at, string } => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.end_at(base + at);
+                    el.args.end_at(base + at, string);
                 }
             }
             JsonEvent::RawStart(kind, at) => {
