@@ -16,7 +16,7 @@ use compact_str::CompactString;
 use crate::core::{DetectEvent, Diagnostic, ToolCall, WireFormat};
 
 use super::detector::StreamDetector;
-use super::scan::find_json_escape;
+use super::scan::{find_json_escape, push_short};
 use super::xml_call::escape_json_into;
 
 /// The view of `item`, whose ranges are in `text` and whose owned event,
@@ -422,7 +422,7 @@ impl EventBatch {
             }
             return;
         }
-        self.text.push_str(s);
+        push_short(&mut self.text, s);
         self.extend_args(index, s.len(), floor);
     }
 

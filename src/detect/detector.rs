@@ -13,7 +13,7 @@ use std::ops::Range;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
-use crate::detect::scan::leading_ws;
+use crate::detect::scan::{leading_ws, push_short};
 
 use super::batch::{EventBatch, EventOutput};
 use super::config::{DetectConfig, MAX_PROBE_BYTES};
@@ -890,7 +890,7 @@ impl StreamDetector {
         };
         let parsed = parser.parse(input, eof, &mut sink);
         let used = parsed.used.min(input.len());
-        self.region.push_str(&input[..used]);
+        push_short(&mut self.region, &input[..used]);
         let status = match parsed.status {
             Status::NeedMore if capped => {
                 self.abandoned = Some((

@@ -165,6 +165,26 @@ const fn escape_table() -> [(u8, bool); 512] {
     table
 }
 
+/// Appends `s` to `dst`. A piece of a streamed delta is often a few bytes
+/// long, where a call to `memcpy` costs more than the copy: up to eight
+/// bytes, each length is its own arm, so the copy is a fixed-size move the
+/// compiler writes inline.
+#[inline(always)]
+pub(crate) fn push_short(dst: &mut String, s: &str) {
+    match s.len() {
+        0 => {}
+        1 => dst.push_str(&s[..1]),
+        2 => dst.push_str(&s[..2]),
+        3 => dst.push_str(&s[..3]),
+        4 => dst.push_str(&s[..4]),
+        5 => dst.push_str(&s[..5]),
+        6 => dst.push_str(&s[..6]),
+        7 => dst.push_str(&s[..7]),
+        8 => dst.push_str(&s[..8]),
+        _ => dst.push_str(s),
+    }
+}
+
 /// How many leading bytes [`find2`] checks in registers.
 const HEAD: usize = 32;
 
@@ -191,6 +211,24 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    /// Every length, each arm and the long one, appends exactly its input
+    /// after what was there, multi-byte characters included.
+    #[test]
+    fn push_short_appends_every_length() {
+        let source = "aé日😀bcdefghijklmnop";
+        for start in 0..source.len() {
+            for end in start..=source.len() {
+                if !source.is_char_boundary(start) || !source.is_char_boundary(end) {
+                    continue;
+                }
+                let piece = &source[start..end];
+                let mut dst = String::from("x");
+                push_short(&mut dst, piece);
+                assert_eq!(dst, format!("x{piece}"), "{start}..{end}");
+            }
+        }
+    }
 
     #[test]
     fn byte_masks_are_exact() {

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::core::{DiagnosticKind, JsonObject, ParamType, WireFormat};
-use crate::detect::scan::leading_ws;
+use crate::detect::scan::{leading_ws, push_short};
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed};
@@ -295,18 +295,20 @@ pub(crate) fn escape_json_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut start = 0;
     while let Some(i) = super::scan::find_json_escape(bytes, start) {
-        out.push_str(&s[start..i]);
-        out.push_str(match bytes[i] {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b => CONTROL_ESCAPES
-                .get(usize::from(b))
-                .copied()
-                .unwrap_or_default(),
-        });
+        push_short(out, &s[start..i]);
+        match bytes[i] {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b => out.push_str(
+                CONTROL_ESCAPES
+                    .get(usize::from(b))
+                    .copied()
+                    .unwrap_or_default(),
+            ),
+        }
         start = i + 1;
     }
-    out.push_str(&s[start..]);
+    push_short(out, &s[start..]);
 }
 
 /// Converts a finished value by its declared type; strings stay strings.
