@@ -767,9 +767,9 @@ mod tests {
         out
     }
 
-    /// Feeds `input` cut at `cuts` (moved to character boundaries); returns
-    /// what was decoded and where the string ended, counted in `input`.
-    fn decode_split(input: &str, cuts: &[usize]) -> (String, Result<Option<usize>, usize>) {
+    /// `input` cut at `cuts` (moved down to character boundaries, empty
+    /// pieces left out): each piece with its offset in `input`.
+    fn pieces<'a>(input: &'a str, cuts: &[usize]) -> Vec<(usize, &'a str)> {
         let mut cuts: Vec<usize> = cuts
             .iter()
             .map(|&c| {
@@ -781,15 +781,25 @@ mod tests {
             .collect();
         cuts.push(input.len());
         cuts.sort_unstable();
-        let mut decoder = StrDecoder::default();
-        let mut out = String::new();
+        let mut out = Vec::new();
         let mut from = 0;
         for cut in cuts {
-            if cut <= from {
-                continue;
+            if cut > from {
+                out.push((from, &input[from..cut]));
+                from = cut;
             }
-            match decoder.decode(&input[from..cut], &mut out) {
-                Ok(None) => from = cut,
+        }
+        out
+    }
+
+    /// Feeds `input` cut at `cuts` (moved to character boundaries); returns
+    /// what was decoded and where the string ended, counted in `input`.
+    fn decode_split(input: &str, cuts: &[usize]) -> (String, Result<Option<usize>, usize>) {
+        let mut decoder = StrDecoder::default();
+        let mut out = String::new();
+        for (from, piece) in pieces(input, cuts) {
+            match decoder.decode(piece, &mut out) {
+                Ok(None) => {}
                 Ok(Some(end)) => return (out, Ok(Some(from + end))),
                 Err(at) => return (out, Err(from + at)),
             }
@@ -865,25 +875,10 @@ mod tests {
     /// `a` raw-captured; returns the events, one line each, and where the
     /// value ended in `input` (or the error status).
     fn tokenize_split(input: &str, cuts: &[usize]) -> (Vec<String>, Result<usize, String>) {
-        let mut cuts: Vec<usize> = cuts
-            .iter()
-            .map(|&c| {
-                (0..=c.min(input.len()))
-                    .rev()
-                    .find(|&c| input.is_char_boundary(c))
-                    .unwrap_or(0)
-            })
-            .collect();
-        cuts.push(input.len());
-        cuts.sort_unstable();
         let mut tok = JsonTokenizer::new();
         let mut events = Vec::new();
-        let mut from = 0;
-        for cut in cuts {
-            if cut <= from {
-                continue;
-            }
-            let status = tok.feed(&input[from..cut], &mut |ev| {
+        for (from, piece) in pieces(input, cuts) {
+            let status = tok.feed(piece, &mut |ev| {
                 events.push(match ev {
                     JsonEvent::ObjectStart(at) => format!("object_start {at}"),
                     JsonEvent::ObjectEnd(at) => format!("object_end {at}"),
@@ -905,7 +900,7 @@ mod tests {
                 }
             });
             match status {
-                TokStatus::NeedMore => from = cut,
+                TokStatus::NeedMore => {}
                 TokStatus::Done(n) => return (events, Ok(from + n)),
                 other => return (events, Err(format!("{other:?} after {from}"))),
             }
