@@ -151,7 +151,13 @@ impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
 #[derive(Debug, Default)]
 pub(crate) struct ArgsCapture {
     kind: Option<ValueKind>,
+    /// The value's text as far as it is kept: all of it, except while a
+    /// span is read from the region or a string's streamed pieces are
+    /// skipped (see `string_from`), when it holds only what was held back
+    /// before the call started.
     text: String,
+    /// How much of `text` was emitted; `emitted == text.len()` means
+    /// nothing is held back.
     emitted: usize,
     /// Region offsets where an object's text starts and (once known) ends,
     /// when the handler reports them ([`start_at`](Self::start_at)): the
