@@ -17,7 +17,7 @@ use crate::detect::scan::{leading_ws, push_short};
 
 use super::batch::{EventBatch, EventOutput};
 use super::config::{DetectConfig, MAX_PROBE_BYTES};
-use super::format::{CallParser, Probe, ProbeContext, Status, TextFormat};
+use super::format::{CallParser, FormatSet, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
 use super::reasoning::ReasoningBlock;
 use super::sink::{CallSink, RegionRecord, finished_call};
@@ -98,7 +98,13 @@ pub struct StreamDetector {
     /// Absolute offset of `pending[0]`.
     pending_at: usize,
     mode: Mode,
+    /// The open region's text as far as it was parsed (held separator
+    /// whitespace included).
     region: String,
+    /// Bytes of the region's last step not copied into `region`: a region
+    /// that ends as calls with nothing to give back is only measured (see
+    /// [`parse_call`](Self::parse_call)).
+    region_uncopied: usize,
     region_at: usize,
     record: RegionRecord,
     /// The last thing before the cursor is the stream start or a call region.
@@ -114,7 +120,7 @@ pub struct StreamDetector {
     /// No visible text has been emitted yet.
     at_start: bool,
     /// Formats of the regions accepted so far.
-    seen: Vec<WireFormat>,
+    seen: FormatSet,
     /// Why the last step abandoned its region (see [`StepStatus`]).
     abandoned: Option<(DiagnosticKind, String)>,
     /// See [`spare_batch`](Self::spare_batch).
@@ -235,6 +241,7 @@ impl StreamDetector {
             pending_at: 0,
             mode,
             region: String::new(),
+            region_uncopied: 0,
             region_at: 0,
             record: RegionRecord::default(),
             boundary: true,
@@ -245,7 +252,7 @@ impl StreamDetector {
             regions: Vec::new(),
             finished: false,
             at_start: true,
-            seen: Vec::new(),
+            seen: FormatSet::default(),
             abandoned: None,
             spare: None,
         }
@@ -693,7 +700,7 @@ impl StreamDetector {
             catalog: &self.catalog,
             eof: eof || capped,
             at_start: self.at_start,
-            seen: &self.seen,
+            seen: self.seen,
             config: &self.config,
         };
         let Some((_, candidates)) = self.table.by_byte.iter().find(|(b, _)| *b == c) else {
@@ -722,11 +729,11 @@ impl StreamDetector {
         fence: Option<usize>,
     ) {
         self.region.clear();
-        // One allocation for a typical call, or for what the held text
-        // already holds of a longer one, instead of a doubling series.
-        self.region
-            .reserve(REGION_START_CAPACITY.max(self.pending.len() - start));
-        self.region.push_str(&self.pending[start..marker]);
+        if marker > start {
+            self.region
+                .reserve(REGION_START_CAPACITY.max(self.pending.len() - start));
+            self.region.push_str(&self.pending[start..marker]);
+        }
         self.region_at = self.pending_at + start;
         self.record = RegionRecord {
             defer_end: fence.is_some(),
@@ -890,7 +897,18 @@ impl StreamDetector {
         };
         let parsed = parser.parse(input, eof, &mut sink);
         let used = parsed.used.min(input.len());
-        push_short(&mut self.region, &input[..used]);
+        if matches!(parsed.status, Status::Done) && !self.record.gives_back() {
+            // The region ends as calls and `accept` needs only its length:
+            // a call whole in one delta is not copied at all.
+            self.region_uncopied = used;
+        } else {
+            if self.region.capacity() == 0 {
+                // One allocation for a typical call, or for what the input
+                // already holds of a longer one, instead of a doubling series.
+                self.region.reserve(REGION_START_CAPACITY.max(input.len()));
+            }
+            push_short(&mut self.region, &input[..used]);
+        }
         let status = match parsed.status {
             Status::NeedMore if capped => {
                 self.abandoned = Some((
@@ -993,13 +1011,17 @@ impl StreamDetector {
     /// The region ended as parsed.
     fn accept(&mut self, format: WireFormat, floor: usize, out: &mut EventBatch) {
         let region = std::mem::take(&mut self.region);
+        let region_len = region.len() + std::mem::take(&mut self.region_uncopied);
         let record = std::mem::take(&mut self.record);
         self.mode = Mode::Text;
+        if record.gives_back() {
+            debug_assert_eq!(region_len, region.len(), "a region to give back is whole");
+        }
         if record.completed == 0 && !record.kept {
             // Markup of the dialect naming only unknown tools still shows the
             // stream speaks it (harmony's later headers count from then on).
-            if !record.text_spans.is_empty() && !self.seen.contains(&format) {
-                self.seen.push(format);
+            if !record.text_spans.is_empty() {
+                self.seen.insert(format);
             }
             self.give_back_all(
                 &region,
@@ -1012,9 +1034,7 @@ impl StreamDetector {
             );
             return;
         }
-        if !self.seen.contains(&format) {
-            self.seen.push(format);
-        }
+        self.seen.insert(format);
         for event in record.deferred {
             out.push(event);
         }
@@ -1030,11 +1050,8 @@ impl StreamDetector {
             );
             pos = span.end;
         }
-        self.add_region(self.region_at + pos..self.region_at + region.len());
-        self.boundary = record
-            .text_spans
-            .last()
-            .is_none_or(|s| s.end < region.len());
+        self.add_region(self.region_at + pos..self.region_at + region_len);
+        self.boundary = record.text_spans.last().is_none_or(|s| s.end < region_len);
         self.line_start = false;
         if self.boundary {
             self.held_ws = 0;

@@ -22,6 +22,29 @@ pub(crate) enum Probe {
     Match(Box<dyn CallParser>),
 }
 
+/// A set of formats, one bit each (a stream's formats so far: a `Vec`
+/// would be an allocation per stream for a byte or two).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct FormatSet(u64);
+
+impl FormatSet {
+    /// The format's bit; formats past the 64th share the last one (never
+    /// true today: a test checks that every format has its own).
+    fn bit(format: WireFormat) -> u64 {
+        1u64 << (format as u32).min(63)
+    }
+
+    /// Whether `format` is in the set.
+    pub(crate) fn contains(self, format: WireFormat) -> bool {
+        self.0 & Self::bit(format) != 0
+    }
+
+    /// Adds `format`.
+    pub(crate) fn insert(&mut self, format: WireFormat) {
+        self.0 |= Self::bit(format);
+    }
+}
+
 /// What a probe may know besides the bytes.
 pub(crate) struct ProbeContext<'a> {
     /// The registered tools.
@@ -33,7 +56,7 @@ pub(crate) struct ProbeContext<'a> {
     pub(crate) at_start: bool,
     /// The formats of regions this stream accepted so far (for dialects whose
     /// later markers only count once the stream has shown the dialect).
-    pub(crate) seen: &'a [WireFormat],
+    pub(crate) seen: FormatSet,
     /// The detector's configuration.
     pub(crate) config: &'a DetectConfig,
 }
@@ -41,7 +64,7 @@ pub(crate) struct ProbeContext<'a> {
 impl ProbeContext<'_> {
     /// Whether this stream already had a region of `format`.
     pub(crate) fn has_seen(&self, format: WireFormat) -> bool {
-        self.seen.contains(&format)
+        self.seen.contains(format)
     }
 
     /// `NeedMore` unless the input is known to end here (then `NoMatch`).
@@ -176,5 +199,21 @@ pub(crate) fn optional_close(bytes: &[u8], i: usize, close: &str, eof: bool) -> 
         Some(true) => Tail::Closed(j + close.len()),
         None if !eof => Tail::NeedMore,
         _ => Tail::Absent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_has_its_own_bit_in_a_format_set() {
+        for (i, &a) in WireFormat::ALL.iter().enumerate() {
+            let mut set = FormatSet::default();
+            set.insert(a);
+            for (j, &b) in WireFormat::ALL.iter().enumerate() {
+                assert_eq!(set.contains(b), i == j, "{a:?} then {b:?}");
+            }
+        }
     }
 }

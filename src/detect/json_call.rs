@@ -220,8 +220,9 @@ impl ArgsCapture {
 
     /// The value that began at [`start_at`](Self::start_at) ended just
     /// before region offset `at`; a string's whole decoded content is
-    /// `string` (from [`JsonEvent::RawEnd`]).
-    pub(crate) fn end_at(&mut self, at: usize, string: Option<&str>) {
+    /// `string` (from [`JsonEvent::RawEnd`]), taken when nothing was held
+    /// before it (the tokenizer gets the spare buffer back).
+    pub(crate) fn end_at(&mut self, at: usize, string: Option<&mut String>) {
         if let Some((_, end)) = &mut self.span {
             *end = Some(at);
         }
@@ -230,8 +231,13 @@ impl ArgsCapture {
         {
             // Every piece was emitted: what was held before the call
             // started was flushed when it started, the rest as it came.
-            self.text.truncate(from);
-            self.text.push_str(string);
+            if from == 0 {
+                self.text.clear();
+                std::mem::swap(&mut self.text, string);
+            } else {
+                self.text.truncate(from);
+                self.text.push_str(string);
+            }
             self.emitted = self.text.len();
         }
     }

@@ -22,7 +22,7 @@ pub(crate) enum ValueKind {
 }
 
 /// One piece of structure. Offsets are byte positions since the tokenizer began.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum JsonEvent<'a> {
     /// `{` at the offset.
     ObjectStart(usize),
@@ -47,8 +47,10 @@ pub(crate) enum JsonEvent<'a> {
     RawEnd {
         /// The offset just past the value.
         at: usize,
-        /// A string's decoded content; `None` for other kinds.
-        string: Option<&'a str>,
+        /// A string's decoded content; `None` for other kinds. The owner may
+        /// take the string (swap in an empty one): the tokenizer clears it
+        /// after the event either way.
+        string: Option<&'a mut String>,
     },
 }
 
@@ -105,6 +107,53 @@ enum State {
 enum Container {
     Object,
     Array,
+}
+
+/// The open containers, innermost last: one bit per level (set for an
+/// array) for the first 64 levels, a vector only beyond them. An envelope
+/// is a few levels deep, so a tokenizer allocates nothing for its stack.
+#[derive(Debug, Default)]
+struct ContainerStack {
+    bits: u64,
+    depth: usize,
+    deeper: Vec<Container>,
+}
+
+impl ContainerStack {
+    const INLINE: usize = 64;
+
+    fn push(&mut self, c: Container) {
+        if self.depth < Self::INLINE {
+            let bit = 1u64 << self.depth;
+            self.bits = (self.bits & !bit) | if c == Container::Array { bit } else { 0 };
+        } else {
+            self.deeper.push(c);
+        }
+        self.depth += 1;
+    }
+
+    fn last(&self) -> Option<Container> {
+        match self.depth {
+            0 => None,
+            d if d <= Self::INLINE => Some(if self.bits >> (d - 1) & 1 == 1 {
+                Container::Array
+            } else {
+                Container::Object
+            }),
+            _ => self.deeper.last().copied(),
+        }
+    }
+
+    fn pop(&mut self) {
+        if self.depth > Self::INLINE {
+            self.deeper.pop();
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.depth == 0
+    }
 }
 
 /// Escape state of a string decoder.
@@ -329,7 +378,7 @@ impl BracketScan {
 #[derive(Debug, Default)]
 pub(crate) struct JsonTokenizer {
     state: StateCell,
-    stack: Vec<Container>,
+    stack: ContainerStack,
     buf: String,
     decoder: StrDecoder,
     raw: RawScan,
@@ -513,7 +562,7 @@ impl JsonTokenizer {
                             self.state.0 = State::InScalar;
                             continue;
                         }
-                        b']' if self.stack.last() == Some(&Container::Array) => {
+                        b']' if self.stack.last() == Some(Container::Array) => {
                             // `[ ]` split so that the look-ahead above missed it.
                             self.stack.pop();
                             on(JsonEvent::ArrayEnd(at));
@@ -661,7 +710,7 @@ impl JsonTokenizer {
                     Ok(Some(n)) => {
                         on(JsonEvent::RawEnd {
                             at: self.consumed + start + n,
-                            string: Some(&self.buf),
+                            string: Some(&mut self.buf),
                         });
                         self.buf.clear();
                         self.decoder = StrDecoder::default();
@@ -879,6 +928,10 @@ mod tests {
         let mut events = Vec::new();
         for (from, piece) in pieces(input, cuts) {
             let status = tok.feed(piece, &mut |ev| {
+                let directive = match ev {
+                    JsonEvent::Key("a") => Directive::Raw,
+                    _ => Directive::Continue,
+                };
                 events.push(match ev {
                     JsonEvent::ObjectStart(at) => format!("object_start {at}"),
                     JsonEvent::ObjectEnd(at) => format!("object_end {at}"),
@@ -894,10 +947,7 @@ mod tests {
                         None => format!("raw_end {at}"),
                     },
                 });
-                match ev {
-                    JsonEvent::Key("a") => Directive::Raw,
-                    _ => Directive::Continue,
-                }
+                directive
             });
             match status {
                 TokStatus::NeedMore => {}
@@ -906,6 +956,52 @@ mod tests {
             }
         }
         (events, Err("unfinished".to_owned()))
+    }
+
+    #[test]
+    fn nesting_past_the_inline_stack_closes_each_container_in_order() {
+        // 70 levels, arrays and objects alternating by level, so that the
+        // levels past the 64 kept in bits are told apart by the vector.
+        let depth = 70;
+        let mut input = String::new();
+        for level in 0..depth {
+            input.push_str(if level % 2 == 0 { "[" } else { "{\"k\":" });
+        }
+        input.push('1');
+        for level in (0..depth).rev() {
+            input.push(if level % 2 == 0 { ']' } else { '}' });
+        }
+        let done = input.len();
+        input.push_str(" tail");
+        let (events, status) = tokenize_split(&input, &[]);
+        assert_eq!(status, Ok(done));
+        let closes: Vec<&str> = events
+            .iter()
+            .filter_map(|e| e.split(' ').next())
+            .filter(|e| e.ends_with("_end"))
+            .collect();
+        let want: Vec<&str> = (0..depth)
+            .rev()
+            .map(|level| {
+                if level % 2 == 0 {
+                    "array_end"
+                } else {
+                    "object_end"
+                }
+            })
+            .collect();
+        assert_eq!(closes, want);
+        // A close of the wrong kind at level 66 is invalid, not accepted.
+        let mut wrong = input[..done].to_owned();
+        let at = done - depth + (depth - 1 - 66);
+        let swapped = if wrong.as_bytes()[at] == b']' {
+            "}"
+        } else {
+            "]"
+        };
+        wrong.replace_range(at..at + 1, swapped);
+        let (_, status) = tokenize_split(&wrong, &[]);
+        assert!(status.is_err(), "{status:?}");
     }
 
     #[test]

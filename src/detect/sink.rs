@@ -37,6 +37,15 @@ pub(crate) struct RegionRecord {
     pub(crate) kept: bool,
 }
 
+impl RegionRecord {
+    /// Whether accepting the region gives some of its text back (it holds
+    /// no call and was not kept, or it has entries naming unknown tools):
+    /// the detector then needs the region's text, not only its length.
+    pub(crate) fn gives_back(&self) -> bool {
+        (self.completed == 0 && !self.kept) || !self.text_spans.is_empty()
+    }
+}
+
 /// The parser's handle for emitting events.
 pub(crate) struct CallSink<'a> {
     /// The registered tools.
