@@ -682,6 +682,9 @@ impl JsonTokenizer {
                 // small copy has just written waits for the copy: see
                 // `ArgsCapture::push`).
                 let mut start = start;
+                // The decoded text is never longer than its JSON spelling:
+                // one allocation for the plain run and what follows it.
+                self.buf.reserve(input.len() - start);
                 if self.decoder.is_plain() {
                     let rest = &bytes[start..];
                     let run = super::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len());
@@ -696,8 +699,6 @@ impl JsonTokenizer {
                     }
                 }
                 let from = self.buf.len();
-                // The decoded text is never longer than its JSON spelling.
-                self.buf.reserve(input.len() - start);
                 let res = self.decoder.decode(&input[start..], &mut self.buf);
                 // What decoded before a bad escape was streamed by a split
                 // feed too: it is emitted for split-invariance.
