@@ -101,10 +101,6 @@ pub struct StreamDetector {
     /// The open region's text as far as it was parsed (held separator
     /// whitespace included).
     region: String,
-    /// Bytes of the region's last step not copied into `region`: a region
-    /// that ends as calls with nothing to give back is only measured (see
-    /// [`parse_call`](Self::parse_call)).
-    region_uncopied: usize,
     region_at: usize,
     record: RegionRecord,
     /// The last thing before the cursor is the stream start or a call region.
@@ -160,6 +156,14 @@ struct FormatTable {
     /// For each stop byte, the enabled formats that can start with it, in
     /// probing order (so a probe does not ask every format).
     by_byte: Vec<(u8, Vec<&'static dyn TextFormat>)>,
+}
+
+/// A region's first allocation: one for a typical call, or for what the
+/// input already holds of a longer one, instead of a doubling series.
+#[cold]
+#[inline(never)]
+fn reserve_region(region: &mut String, input: usize) {
+    region.reserve(REGION_START_CAPACITY.max(input));
 }
 
 /// Bytes reserved for a call region when it opens.
@@ -241,7 +245,6 @@ impl StreamDetector {
             pending_at: 0,
             mode,
             region: String::new(),
-            region_uncopied: 0,
             region_at: 0,
             record: RegionRecord::default(),
             boundary: true,
@@ -897,17 +900,15 @@ impl StreamDetector {
         };
         let parsed = parser.parse(input, eof, &mut sink);
         let used = parsed.used.min(input.len());
-        if matches!(parsed.status, Status::Done) && !self.record.gives_back() {
-            // The region ends as calls and `accept` needs only its length:
-            // a call whole in one delta is not copied at all.
-            self.region_uncopied = used;
-        } else {
+        if !matches!(parsed.status, Status::Done) || self.record.gives_back() {
             if self.region.capacity() == 0 {
-                // One allocation for a typical call, or for what the input
-                // already holds of a longer one, instead of a doubling series.
-                self.region.reserve(REGION_START_CAPACITY.max(input.len()));
+                reserve_region(&mut self.region, input.len());
             }
             push_short(&mut self.region, &input[..used]);
+        } else {
+            // The region ends as calls and `accept` needs only its length:
+            // a call whole in one delta is not copied at all.
+            self.record.uncopied = used;
         }
         let status = match parsed.status {
             Status::NeedMore if capped => {
@@ -1011,8 +1012,8 @@ impl StreamDetector {
     /// The region ended as parsed.
     fn accept(&mut self, format: WireFormat, floor: usize, out: &mut EventBatch) {
         let region = std::mem::take(&mut self.region);
-        let region_len = region.len() + std::mem::take(&mut self.region_uncopied);
         let record = std::mem::take(&mut self.record);
+        let region_len = region.len() + record.uncopied;
         self.mode = Mode::Text;
         if record.gives_back() {
             debug_assert_eq!(region_len, region.len(), "a region to give back is whole");

@@ -35,6 +35,10 @@ pub(crate) struct RegionRecord {
     /// The region is removed from the text even without a call (reasoning,
     /// wrappers of visible text, dialect headers), up to `committed_to`.
     pub(crate) kept: bool,
+    /// Bytes of the region's last step not copied into the detector's
+    /// region text: a region that ends as calls with nothing to give back
+    /// is only measured.
+    pub(crate) uncopied: usize,
 }
 
 impl RegionRecord {
