@@ -158,8 +158,9 @@ struct FormatTable {
     by_byte: Vec<(u8, Vec<&'static dyn TextFormat>)>,
 }
 
-/// A region's first allocation: one for a typical call, or for what the
-/// input already holds of a longer one, instead of a doubling series.
+/// A region's first allocation (when it opens with held text, or at its
+/// parser's first step): one for a typical call, or for what the input
+/// already holds of a longer one, instead of a doubling series.
 #[cold]
 #[inline(never)]
 fn reserve_region(region: &mut String, input: usize) {
@@ -733,8 +734,7 @@ impl StreamDetector {
     ) {
         self.region.clear();
         if marker > start {
-            self.region
-                .reserve(REGION_START_CAPACITY.max(self.pending.len() - start));
+            reserve_region(&mut self.region, self.pending.len() - start);
             self.region.push_str(&self.pending[start..marker]);
         }
         self.region_at = self.pending_at + start;

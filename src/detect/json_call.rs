@@ -231,11 +231,10 @@ impl ArgsCapture {
         {
             // Every piece was emitted: what was held before the call
             // started was flushed when it started, the rest as it came.
-            if from == 0 {
-                self.text.clear();
+            self.text.truncate(from);
+            if self.text.is_empty() {
                 std::mem::swap(&mut self.text, string);
             } else {
-                self.text.truncate(from);
                 self.text.push_str(string);
             }
             self.emitted = self.text.len();

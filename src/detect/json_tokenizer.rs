@@ -682,18 +682,24 @@ impl JsonTokenizer {
                 // small copy has just written waits for the copy: see
                 // `ArgsCapture::push`).
                 let mut start = start;
-                // The decoded text is never longer than its JSON spelling:
-                // one allocation for the plain run and what follows it.
-                self.buf.reserve(input.len() - start);
-                if self.decoder.is_plain() {
+                let run = if self.decoder.is_plain() {
                     let rest = &bytes[start..];
-                    let run = super::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len());
-                    if run > 0 {
-                        let plain = &input[start..start + run];
-                        self.buf.push_str(plain);
-                        on(JsonEvent::RawChunk(plain));
-                        start += run;
-                    }
+                    super::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len())
+                } else {
+                    0
+                };
+                if start + run < bytes.len() {
+                    // The decoder runs after the plain run: one allocation for
+                    // both (the decoded text is never longer than its JSON
+                    // spelling). A piece that is all plain text reserves
+                    // nothing more than its own push does.
+                    self.buf.reserve(input.len() - start);
+                }
+                if run > 0 {
+                    let plain = &input[start..start + run];
+                    self.buf.push_str(plain);
+                    on(JsonEvent::RawChunk(plain));
+                    start += run;
                     if start == bytes.len() {
                         return Ok(start);
                     }
