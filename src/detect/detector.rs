@@ -1015,9 +1015,10 @@ impl StreamDetector {
         let record = std::mem::take(&mut self.record);
         let region_len = region.len() + record.uncopied;
         self.mode = Mode::Text;
-        if record.gives_back() {
-            debug_assert_eq!(region_len, region.len(), "a region to give back is whole");
-        }
+        debug_assert!(
+            !record.gives_back() || record.uncopied == 0,
+            "a region to give back is whole"
+        );
         if record.completed == 0 && !record.kept {
             // Markup of the dialect naming only unknown tools still shows the
             // stream speaks it (harmony's later headers count from then on).
