@@ -456,7 +456,7 @@ impl StreamDetector {
             out.push_args(call.index, "{}", usize::MAX);
             JsonObject::new()
         } else {
-            match serde_json::from_str::<JsonObject>(&call.args) {
+            match super::json_value::parse_arguments(&call.args) {
                 Ok(args) => args,
                 Err(e) => {
                     let message = format!("arguments are not a json object: {e}");

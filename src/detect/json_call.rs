@@ -298,7 +298,7 @@ impl ArgsCapture {
             let text = end
                 .and_then(|end| sink.region_text(start, end))
                 .ok_or_else(invalid)?;
-            return serde_json::from_str::<JsonObject>(&text)
+            return super::json_value::parse_arguments(&text)
                 .map_err(|e| Verdict::Invalid(format!("arguments are not a json object: {e}")));
         }
         match self.kind {
@@ -308,7 +308,7 @@ impl ArgsCapture {
             }
             Some(ValueKind::Scalar) if self.text == "null" => empty(sink),
             Some(ValueKind::Object | ValueKind::String) => {
-                serde_json::from_str::<JsonObject>(&self.text)
+                super::json_value::parse_arguments(&self.text)
                     .map_err(|e| Verdict::Invalid(format!("arguments are not a json object: {e}")))
             }
             Some(_) => Err(Verdict::Invalid(

@@ -171,7 +171,7 @@ enum Escape {
 /// The character a one-byte JSON escape stands for, by the byte after the
 /// backslash; 0 for `u` (four hex digits follow) and for bytes that are no
 /// escape.
-static SIMPLE_ESCAPES: [u8; 256] = {
+pub(crate) static SIMPLE_ESCAPES: [u8; 256] = {
     let mut table = [0u8; 256];
     table[b'"' as usize] = b'"';
     table[b'\\' as usize] = b'\\';

@@ -256,7 +256,7 @@ impl CallParser for PyListParser {
                         Step::Done(n) => {
                             i += n;
                             let arguments = if self.call.is_some() {
-                                match serde_json::from_str::<JsonObject>(conv.json()) {
+                                match super::json_value::parse_arguments(conv.json()) {
                                     Ok(a) => a,
                                     Err(e) => {
                                         return invalid(

@@ -139,7 +139,7 @@ impl CallParser for GemmaCall {
                         Step::Done(n) => {
                             i += n;
                             if self.call.is_some() {
-                                match serde_json::from_str::<JsonObject>(conv.json()) {
+                                match crate::detect::json_value::parse_arguments(conv.json()) {
                                     Ok(a) => self.arguments = Some(a),
                                     Err(e) => {
                                         return Parsed::abandon(
