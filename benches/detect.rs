@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolrouter::detect::{DetectConfig, EventBatch, EventOutput, EventRef, StreamDetector};
+use toolrouter::detect::{
+    DetectConfig, EventBatch, EventOutput, EventRef, StreamDetector, parse_arguments,
+};
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
 
 mod workloads;
@@ -153,6 +155,11 @@ fn per_format(c: &mut Criterion) {
                 let inner: String = serde_json::from_str(black_box(&args_string)).expect("json");
                 serde_json::from_str::<Value>(&inner).expect("json")
             })
+        });
+        // The detector's own parse of finished arguments (same answer as
+        // `from_str`, which stays the baseline).
+        group.bench_function("parse_arguments", |b| {
+            b.iter(|| parse_arguments(black_box(&args_text)).expect("json"))
         });
         group.finish();
         for format in FORMATS {
