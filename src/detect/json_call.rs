@@ -293,13 +293,16 @@ impl ArgsCapture {
             sink.args(index, "{}");
             Ok(JsonObject::new())
         };
+        let parse = |text: &str| {
+            super::json_value::parse_arguments(text)
+                .map_err(|e| Verdict::Invalid(format!("arguments are not a json object: {e}")))
+        };
         if let Some((start, end)) = self.span {
             let invalid = || Verdict::Invalid("arguments are not a json object".to_owned());
             let text = end
                 .and_then(|end| sink.region_text(start, end))
                 .ok_or_else(invalid)?;
-            return super::json_value::parse_arguments(&text)
-                .map_err(|e| Verdict::Invalid(format!("arguments are not a json object: {e}")));
+            return parse(&text);
         }
         match self.kind {
             None => empty(sink),
@@ -307,10 +310,7 @@ impl ArgsCapture {
                 empty(sink)
             }
             Some(ValueKind::Scalar) if self.text == "null" => empty(sink),
-            Some(ValueKind::Object | ValueKind::String) => {
-                super::json_value::parse_arguments(&self.text)
-                    .map_err(|e| Verdict::Invalid(format!("arguments are not a json object: {e}")))
-            }
+            Some(ValueKind::Object | ValueKind::String) => parse(&self.text),
             Some(_) => Err(Verdict::Invalid(
                 "arguments are not a json object".to_owned(),
             )),

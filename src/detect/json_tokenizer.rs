@@ -184,6 +184,23 @@ pub(crate) static SIMPLE_ESCAPES: [u8; 256] = {
     table
 };
 
+/// The value of hex digits (`None` if one is not a hex digit): a `\u`
+/// escape's four, here and in the Python-literal converter.
+#[inline]
+pub(crate) fn hex_value(bytes: &[u8]) -> Option<u32> {
+    bytes.iter().try_fold(0u32, |v, &b| {
+        let d = char::from(b).to_digit(16)?;
+        Some(v * 16 + d)
+    })
+}
+
+/// The code point a UTF-16 surrogate pair stands for: `high` in
+/// D800–DBFF, `low` in DC00–DFFF.
+#[inline]
+pub(crate) fn surrogate_pair(high: u32, low: u32) -> u32 {
+    0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+}
+
 /// Decodes JSON string content incrementally.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StrDecoder {
@@ -300,7 +317,7 @@ impl StrDecoder {
             }
             0xDC00..=0xDFFF => match self.high.take() {
                 Some(high) => {
-                    let c = 0x10000 + (((high as u32) - 0xD800) << 10) + ((unit as u32) - 0xDC00);
+                    let c = surrogate_pair(u32::from(high), u32::from(unit));
                     out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
                 }
                 None => out.push('\u{FFFD}'),
@@ -769,7 +786,9 @@ impl JsonTokenizer {
     }
 }
 
-fn is_scalar_byte(c: u8) -> bool {
+/// A byte that can be part of a number or of `true`, `false`, `null`.
+#[inline]
+pub(crate) fn is_scalar_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.')
 }
 

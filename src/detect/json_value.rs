@@ -3,21 +3,21 @@
 //! arguments mostly are: long strings of file content, dense with escapes.
 //!
 //! `serde_json` decodes a string into a scratch buffer one escape at a time
-//! through its generic reader, then copies the buffer into the value. Here a
-//! string is measured first (eight bytes at a time), allocated once at that
-//! size and decoded into place, plain runs by word search and clusters of
-//! one-byte escapes by table, as the streaming decoder does.
+//! through its generic reader, then copies the buffer into the value. Here
+//! plain runs are found by word search and clusters of one-byte escapes
+//! decoded by table (as the streaming decoder does), into a scratch buffer
+//! allocated once per parse, then copied out at the string's size.
 //!
 //! Only input this parser settles completely is answered here: anything else
 //! (a syntax error, a lone surrogate, a control character in a string, more
 //! than [`MAX_DEPTH`] levels, trailing bytes) goes to `serde_json` itself, so
 //! the result and every error message are `serde_json`'s. The differential
-//! tests below and the `json_value` fuzz target hold the two to the same
+//! tests below and the `detect_json_arguments` fuzz target hold the two to the same
 //! answers.
 
 use serde_json::{Map, Number, Value};
 
-use super::json_tokenizer::SIMPLE_ESCAPES;
+use super::json_tokenizer::{SIMPLE_ESCAPES, hex_value, is_scalar_byte, surrogate_pair};
 use super::scan::find_json_escape;
 use crate::core::JsonObject;
 
@@ -175,35 +175,19 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A number's text by the JSON grammar, read by `serde_json` itself: the
-    /// same integer or float, the same rounding, the same range errors.
+    /// A number, read by `serde_json` itself from the run of scalar bytes
+    /// that starts it: the same grammar, integer or float, rounding and range
+    /// errors. In valid JSON a number is followed by whitespace, `,`, `]` or
+    /// `}`, none of them scalar bytes, so the run is the number exactly; a
+    /// longer run is not JSON, and `serde_json` says so.
     fn number(&mut self) -> Option<Value> {
         let start = self.at - 1;
-        let digits = |bytes: &[u8], mut i: usize| {
-            let from = i;
-            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            (i > from).then_some(i)
-        };
-        let mut i = start + usize::from(self.bytes[start] == b'-');
-        i = match self.bytes.get(i)? {
-            b'0' => i + 1,
-            b'1'..=b'9' => digits(self.bytes, i)?,
-            _ => return None,
-        };
-        if self.bytes.get(i) == Some(&b'.') {
-            i = digits(self.bytes, i + 1)?;
-        }
-        if let Some(b'e' | b'E') = self.bytes.get(i) {
-            i += 1;
-            if let Some(b'+' | b'-') = self.bytes.get(i) {
-                i += 1;
-            }
-            i = digits(self.bytes, i)?;
-        }
-        let number = self.text.get(start..i)?.parse::<Number>().ok()?;
-        self.at = i;
+        let len = self.bytes[start..]
+            .iter()
+            .take_while(|&&b| is_scalar_byte(b))
+            .count();
+        let number = self.text.get(start..start + len)?.parse::<Number>().ok()?;
+        self.at = start + len;
         Some(Value::Number(number))
     }
 
@@ -218,80 +202,66 @@ impl<'a> Parser<'a> {
             self.at = first + 1;
             return Some(self.text.get(start..first)?.to_owned());
         }
-        let mut out = std::mem::take(&mut self.scratch);
-        out.clear();
+        self.scratch.clear();
         // The rest of the text bounds what any string in it decodes to: one
         // allocation for the parse.
-        out.reserve(self.bytes.len() - start);
-        out.push_str(self.text.get(start..first)?);
-        let end = self.decode(first, &mut out);
-        let decoded = end.map(|end| {
-            self.at = end;
-            out.as_str().to_owned()
-        });
-        self.scratch = out;
-        decoded
+        self.scratch.reserve(self.bytes.len() - start);
+        self.scratch.push_str(self.text.get(start..first)?);
+        self.at = decode(self.text, first, &mut self.scratch)?;
+        Some(self.scratch.as_str().to_owned())
     }
+}
 
-    /// Decodes from the escape or control character at `i` to the closing
-    /// quote; the offset after it.
-    fn decode(&self, mut i: usize, out: &mut String) -> Option<usize> {
-        loop {
-            match self.bytes[i] {
-                b'"' => return Some(i + 1),
-                b'\\' => i = self.escapes(i, out)?,
-                _ => return None,
-            }
-            let next = find_json_escape(self.bytes, i)?;
-            out.push_str(self.text.get(i..next)?);
-            i = next;
+/// Decodes string content from the escape or control character at `i` of
+/// `text` to the closing quote; the offset after it.
+fn decode(text: &str, mut i: usize, out: &mut String) -> Option<usize> {
+    let bytes = text.as_bytes();
+    loop {
+        match bytes[i] {
+            b'"' => return Some(i + 1),
+            b'\\' => i = escapes(bytes, i, out)?,
+            _ => return None,
         }
+        let next = find_json_escape(bytes, i)?;
+        out.push_str(text.get(i..next)?);
+        i = next;
     }
+}
 
-    /// The cluster of escapes from the backslash at `i`; where it ends.
-    fn escapes(&self, mut i: usize, out: &mut String) -> Option<usize> {
-        while self.bytes.get(i) == Some(&b'\\') {
-            let c = *self.bytes.get(i + 1)?;
-            let decoded = SIMPLE_ESCAPES[usize::from(c)];
-            if decoded != 0 {
-                out.push(char::from(decoded));
-                i += 2;
-                continue;
-            }
-            if c != b'u' {
-                return None;
-            }
-            let unit = self.hex4(i + 2)?;
-            i += 6;
-            let c = match unit {
-                0xD800..=0xDBFF => {
-                    // Only a pair is settled here; serde_json decides the rest.
-                    if self.bytes.get(i..i + 2)? != b"\\u" {
-                        return None;
-                    }
-                    let low = self.hex4(i + 2)?;
-                    if !(0xDC00..=0xDFFF).contains(&low) {
-                        return None;
-                    }
-                    i += 6;
-                    0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00)
+/// The cluster of escapes from the backslash at `i`; where it ends.
+fn escapes(bytes: &[u8], mut i: usize, out: &mut String) -> Option<usize> {
+    while bytes.get(i) == Some(&b'\\') {
+        let c = *bytes.get(i + 1)?;
+        let decoded = SIMPLE_ESCAPES[usize::from(c)];
+        if decoded != 0 {
+            out.push(char::from(decoded));
+            i += 2;
+            continue;
+        }
+        if c != b'u' {
+            return None;
+        }
+        let unit = hex_value(bytes.get(i + 2..i + 6)?)?;
+        i += 6;
+        let c = match unit {
+            0xD800..=0xDBFF => {
+                // Only a pair is settled here; serde_json decides the rest.
+                if bytes.get(i..i + 2)? != b"\\u" {
+                    return None;
                 }
-                0xDC00..=0xDFFF => return None,
-                _ => u32::from(unit),
-            };
-            out.push(char::from_u32(c)?);
-        }
-        Some(i)
+                let low = hex_value(bytes.get(i + 2..i + 6)?)?;
+                if !(0xDC00..=0xDFFF).contains(&low) {
+                    return None;
+                }
+                i += 6;
+                surrogate_pair(unit, low)
+            }
+            0xDC00..=0xDFFF => return None,
+            _ => unit,
+        };
+        out.push(char::from_u32(c)?);
     }
-
-    /// Four hex digits at `i`.
-    fn hex4(&self, i: usize) -> Option<u16> {
-        let digits = self.bytes.get(i..i + 4)?;
-        digits.iter().try_fold(0u16, |acc, &d| {
-            let v = char::from(d).to_digit(16)?;
-            Some((acc << 4) | v as u16)
-        })
-    }
+    Some(i)
 }
 
 #[cfg(test)]

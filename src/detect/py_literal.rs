@@ -33,6 +33,7 @@
 
 use crate::core::{ParamType, ToolShape};
 
+use super::json_tokenizer::{hex_value, surrogate_pair};
 use super::sink::CallSink;
 use super::xml_call::{escape_json_into, starts, typed_value};
 
@@ -856,13 +857,6 @@ pub(crate) fn number_json(tok: &str) -> Option<String> {
     finite.then_some(out)
 }
 
-fn hex_value(bytes: &[u8]) -> Option<u32> {
-    bytes.iter().try_fold(0u32, |v, &b| {
-        let d = (b as char).to_digit(16)?;
-        Some(v * 16 + d)
-    })
-}
-
 /// Decodes the escape at `b` (which starts with a backslash).
 fn escape(b: &[u8], eof: bool) -> Esc {
     let Some(&c) = b.get(1) else {
@@ -930,7 +924,7 @@ fn escape(b: &[u8], eof: bool) -> Esc {
                     };
                     match low {
                         Some(lo @ 0xdc00..=0xdfff) => {
-                            let c = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+                            let c = surrogate_pair(v, lo);
                             Esc::Char(12, char::from_u32(c).unwrap_or('\u{fffd}'))
                         }
                         _ => Esc::Char(6, '\u{fffd}'),
