@@ -8,7 +8,9 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolrouter::providers::Wire;
-use toolrouter::{BuiltinsConfig, Dialect, Hub, RouteEvent, ToolError, TypedToolBuilder};
+use toolrouter::{
+    BuiltinsConfig, DetectEvent, Dialect, Hub, RouteEvent, ToolError, TypedToolBuilder,
+};
 
 /// Arguments of our own tool.
 #[derive(Deserialize, JsonSchema)]
@@ -51,8 +53,10 @@ async fn main() -> anyhow::Result<()> {
     let mut outcome = toolrouter::TurnOutcome::new();
     while let Some(event) = events.next().await {
         match &event {
-            RouteEvent::Text { text } => print!("{text}"),
-            RouteEvent::CallEnd { call, .. } => println!("\n→ {} {:?}", call.name, call.arguments),
+            RouteEvent::Detect(DetectEvent::Text { text }) => print!("{text}"),
+            RouteEvent::Detect(DetectEvent::CallEnd { call, .. }) => {
+                println!("\n→ {} {:?}", call.name, call.arguments)
+            }
             RouteEvent::ToolResult { name, result, .. } => {
                 println!("← {name}: {:?}", result.content.first())
             }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use toolrouter_providers::Wire;
 
 use super::{ChatError, Conversation, Endpoint, ToolMode, endpoint};
-use crate::core::{ToolCall, WireFormat};
+use crate::core::{DetectEvent, ToolCall, WireFormat};
 use crate::router::{RouteEvent, TurnOutcome};
 
 fn calculate() -> Tool {
@@ -31,13 +31,13 @@ fn turn_with_call() -> TurnOutcome {
     let mut result = CallToolResult::success(vec![ContentBlock::text("42")]);
     result.structured_content = Some(json!({"result": 42}));
     TurnOutcome::from_events(&[
-        RouteEvent::Text {
+        RouteEvent::Detect(DetectEvent::Text {
             text: "Let me compute.".into(),
-        },
-        RouteEvent::CallEnd {
+        }),
+        RouteEvent::Detect(DetectEvent::CallEnd {
             index: 0,
             call: Box::new(call),
-        },
+        }),
         RouteEvent::ToolResult {
             index: 0,
             id: "call_1".into(),
@@ -200,9 +200,11 @@ fn no_tools_no_system_leaves_keys_out() {
 fn a_turn_without_calls_is_kept_as_assistant_text() {
     let mut chat = Conversation::new(Wire::Gemini, "m1").unwrap();
     chat.push_user("hi");
-    chat.record_turn(&TurnOutcome::from_events(&[RouteEvent::Text {
-        text: "Hello.".into(),
-    }]));
+    chat.record_turn(&TurnOutcome::from_events(&[RouteEvent::Detect(
+        DetectEvent::Text {
+            text: "Hello.".into(),
+        },
+    )]));
     chat.record_turn(&TurnOutcome::new());
     assert_eq!(
         chat.messages(),

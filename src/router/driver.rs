@@ -16,6 +16,7 @@ use toolrouter_providers::{AdapterConfig, ErrorKind, Wire};
 use super::event::RouteEvent;
 use super::outcome::TurnOutcome;
 use super::session::RouteSession;
+use crate::core::DetectEvent;
 use crate::detect::DetectConfig;
 use crate::hub::Hub;
 
@@ -198,7 +199,7 @@ async fn drive<S, B, E>(
             else => break,
         }
         for event in events.drain(..) {
-            if execute && let RouteEvent::CallEnd { index, call } = &event {
+            if execute && let RouteEvent::Detect(DetectEvent::CallEnd { index, call }) = &event {
                 let hub = hub.clone();
                 let call = call.clone();
                 let index = *index;

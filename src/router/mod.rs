@@ -11,6 +11,7 @@ mod driver;
 mod event;
 mod outcome;
 mod session;
+mod structured;
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use toolrouter_providers::{PartialCall, StopReason, Usage};
 
 use super::event::RouteEvent;
 use crate::convert::Dialect;
-use crate::core::{Diagnostic, ToolCall};
+use crate::core::{DetectEvent, Diagnostic, ToolCall};
 
 /// A call and, once it has run, its result.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,9 +83,9 @@ impl TurnOutcome {
     /// Folds one event in.
     pub fn push(&mut self, event: &RouteEvent) {
         match event {
-            RouteEvent::Text { text } => self.text.push_str(text),
-            RouteEvent::Reasoning { text } => self.reasoning.push_str(text),
-            RouteEvent::CallEnd { index, call } => {
+            RouteEvent::Detect(DetectEvent::Text { text }) => self.text.push_str(text),
+            RouteEvent::Detect(DetectEvent::Reasoning { text }) => self.reasoning.push_str(text),
+            RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
                 // Calls can finish out of order (interleaved fragments); keep
                 // them in the order they were opened.
                 let at = self.calls.partition_point(|c| c.index < *index);
@@ -99,7 +99,9 @@ impl TurnOutcome {
                     },
                 );
             }
-            RouteEvent::Malformed { diagnostic } => self.diagnostics.push(diagnostic.clone()),
+            RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
+                self.diagnostics.push(diagnostic.clone())
+            }
             RouteEvent::ServerCall {
                 id,
                 name,
@@ -130,9 +132,8 @@ impl TurnOutcome {
                 }
             }
             RouteEvent::Refusal { .. }
-            | RouteEvent::CallStart { .. }
-            | RouteEvent::ArgsDelta { .. }
-            | RouteEvent::ProviderError { .. } => {}
+            | RouteEvent::ProviderError { .. }
+            | RouteEvent::Detect(_) => {}
         }
     }
 

@@ -1,6 +1,8 @@
 //! Router tests: provider bytes with structured and text-embedded calls in,
 //! one event model, executed results and follow-up messages out.
 
+mod structured;
+
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -10,7 +12,7 @@ use toolrouter_providers::{StopReason, Wire};
 
 use super::*;
 use crate::convert::Dialect;
-use crate::core::WireFormat;
+use crate::core::{DetectEvent, WireFormat};
 use crate::hub::Hub;
 
 fn hub_with_echo() -> Hub {
@@ -99,7 +101,9 @@ fn text_and_structured_calls_share_one_event_model() {
     let starts: Vec<(usize, String)> = events
         .iter()
         .filter_map(|e| match e {
-            RouteEvent::CallStart { index, name, .. } => Some((*index, name.clone())),
+            RouteEvent::Detect(DetectEvent::CallStart { index, name, .. }) => {
+                Some((*index, name.clone()))
+            }
             _ => None,
         })
         .collect();
@@ -160,7 +164,7 @@ async fn the_router_runs_calls_and_collects_results_in_call_order() {
         if let RouteEvent::ToolResult { id, .. } = event {
             let ended_before = events[..pos]
                 .iter()
-                .any(|e| matches!(e, RouteEvent::CallEnd { call, .. } if &call.id == id));
+                .any(|e| matches!(e, RouteEvent::Detect(DetectEvent::CallEnd { call, .. }) if &call.id == id));
             assert!(ended_before, "result before its call: {id}");
         }
     }
@@ -272,4 +276,23 @@ fn markup_in_thinking_text_is_never_a_call() {
         r#"maybe <tool_call>{"name":"get_time","arguments":{}}</tool_call>"#
     );
     assert_eq!(outcome.stop, StopReason::EndTurn);
+}
+
+#[test]
+fn detect_events_serialise_as_the_detect_event_itself() {
+    let start = RouteEvent::from(DetectEvent::CallStart {
+        index: 0,
+        id: "call_1".into(),
+        name: "ls".into(),
+        format: WireFormat::OpenAiChat,
+    });
+    assert_eq!(
+        serde_json::to_string(&start).expect("json"),
+        r#"{"type":"call_start","index":0,"id":"call_1","name":"ls","format":"open_ai_chat"}"#
+    );
+    let text = RouteEvent::from(DetectEvent::Text { text: "hi".into() });
+    assert_eq!(
+        serde_json::to_string(&text).expect("json"),
+        r#"{"type":"text","text":"hi"}"#
+    );
 }
