@@ -30,12 +30,7 @@ async fn main() -> anyhow::Result<()> {
         })?;
 
     // 2. Declare them to the provider in its own dialect.
-    let tools: Vec<_> = hub
-        .registry()
-        .list()
-        .iter()
-        .map(|t| (**t.definition()).clone())
-        .collect();
+    let tools = hub.registry().definitions();
     let declared = Dialect::OpenAiChat.declare(&tools);
     println!(
         "declared {} tools",
@@ -50,7 +45,7 @@ async fn main() -> anyhow::Result<()> {
     let mut events = hub
         .router()
         .route(Wire::OpenAiChat, futures::stream::iter(pieces));
-    let mut outcome = toolrouter::TurnOutcome::new();
+    let mut outcome = toolrouter::TurnOutcome::new(Wire::OpenAiChat);
     while let Some(event) = events.next().await {
         match &event {
             RouteEvent::Detect(DetectEvent::Text { text }) => print!("{text}"),
@@ -66,7 +61,7 @@ async fn main() -> anyhow::Result<()> {
     }
 
     // 4. The next request's messages, in the provider's dialect.
-    for message in outcome.follow_up(Dialect::OpenAiChat) {
+    for message in outcome.follow_up() {
         println!("{message}");
     }
     Ok(())

@@ -10,23 +10,9 @@ use toolrouter_providers::{
 
 use super::event::RouteEvent;
 use super::structured::StructuredCalls;
-use crate::core::{DetectEvent, ToolCatalog, WireFormat};
+use crate::convert::Dialect;
+use crate::core::{DetectEvent, ToolCatalog};
 use crate::detect::{DetectConfig, StreamDetector};
-
-/// The structured call format a wire's calls are reported in.
-pub fn format_for_wire(wire: Wire) -> WireFormat {
-    match wire {
-        Wire::OpenAiChat => WireFormat::OpenAiChat,
-        Wire::OpenAiResponses => WireFormat::OpenAiResponses,
-        Wire::Anthropic => WireFormat::Anthropic,
-        Wire::Gemini => WireFormat::Gemini,
-        Wire::Ollama => WireFormat::Ollama,
-        Wire::Bedrock => WireFormat::Bedrock,
-        // `Wire` is non-exhaustive; a new wire reports OpenAI-style calls until
-        // it gets a format of its own.
-        _ => WireFormat::OpenAiChat,
-    }
-}
 
 /// Routes one provider turn, synchronously.
 ///
@@ -78,7 +64,7 @@ impl RouteSession {
             wire,
             adapter: wire.adapter_with(adapter),
             detector: StreamDetector::new(catalog, detect),
-            structured: StructuredCalls::new(rule, format_for_wire(wire)),
+            structured: StructuredCalls::new(rule, Dialect::format_for_wire(wire)),
             status: TurnStatus::new(),
             deltas: Vec::new(),
             detected: Vec::new(),

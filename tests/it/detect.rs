@@ -138,7 +138,7 @@ fn replay(name: &str) -> (String, Vec<Value>) {
     let mut events = Vec::new();
     session.feed(&raw, &mut events);
     session.finish(&mut events);
-    let outcome = TurnOutcome::from_events(&events);
+    let outcome = TurnOutcome::from_events(wire, &events);
     let calls = outcome
         .tool_calls()
         .into_iter()

@@ -16,7 +16,8 @@ use toolrouter::providers::{
     ArgumentsRule, PartialCall, StopReason, TurnCollector, TurnSummary, Wire, find_profile,
 };
 use toolrouter::{
-    DetectEvent, DiagnosticKind, RouteEvent, RouteSession, ToolCatalog, TurnOutcome, WireFormat,
+    DetectEvent, DiagnosticKind, Dialect, RouteEvent, RouteSession, ToolCatalog, TurnOutcome,
+    WireFormat,
 };
 
 use crate::support::{repo_root, shared_dir};
@@ -79,7 +80,7 @@ fn routed(wire: Wire, bytes: &[u8], detect: DetectConfig, chunk: usize) -> (Turn
         session.feed(piece, &mut events);
     }
     session.finish(&mut events);
-    let structured = toolrouter::router::format_for_wire(wire);
+    let structured = Dialect::format_for_wire(wire);
     let text_calls = events.iter().any(|e| match e {
         RouteEvent::Detect(DetectEvent::CallStart { format, .. }) => *format != structured,
         RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
@@ -87,7 +88,7 @@ fn routed(wire: Wire, bytes: &[u8], detect: DetectConfig, chunk: usize) -> (Turn
         }
         _ => false,
     });
-    let outcome = TurnOutcome::from_events(&events);
+    let outcome = TurnOutcome::from_events(wire, &events);
     let calls = outcome
         .calls
         .iter()
@@ -237,7 +238,7 @@ fn both(bytes: &[u8], max: usize) -> (Turn, Turn, Vec<RouteEvent>) {
     let mut events = Vec::new();
     session.feed(bytes, &mut events);
     session.finish(&mut events);
-    let outcome = TurnOutcome::from_events(&events);
+    let outcome = TurnOutcome::from_events(Wire::OpenAiChat, &events);
     let router = Turn {
         calls: outcome
             .calls

@@ -84,7 +84,7 @@ fn session_events(hub: &Hub, bytes: &[u8], chunk: usize) -> Vec<RouteEvent> {
 fn text_and_structured_calls_share_one_event_model() {
     let hub = hub_with_echo();
     let events = session_events(&hub, openai_stream().as_bytes(), 4096);
-    let outcome = TurnOutcome::from_events(&events);
+    let outcome = TurnOutcome::from_events(Wire::OpenAiChat, &events);
     // The spaces on either side of the call touch real text, so both stay text.
     assert_eq!(outcome.text, "Checking.  Done.");
     let calls = outcome.tool_calls();
@@ -117,9 +117,15 @@ fn text_and_structured_calls_share_one_event_model() {
 fn any_split_gives_the_same_turn() {
     let hub = hub_with_echo();
     let bytes = openai_stream();
-    let whole = TurnOutcome::from_events(&session_events(&hub, bytes.as_bytes(), usize::MAX));
+    let whole = TurnOutcome::from_events(
+        Wire::OpenAiChat,
+        &session_events(&hub, bytes.as_bytes(), usize::MAX),
+    );
     for chunk in [1, 2, 3, 7, 64] {
-        let split = TurnOutcome::from_events(&session_events(&hub, bytes.as_bytes(), chunk));
+        let split = TurnOutcome::from_events(
+            Wire::OpenAiChat,
+            &session_events(&hub, bytes.as_bytes(), chunk),
+        );
         assert_eq!(split.text, whole.text, "chunk {chunk}");
         assert_eq!(split.stop, whole.stop, "chunk {chunk}");
         let names = |o: &TurnOutcome| {
@@ -140,7 +146,10 @@ fn a_natural_stop_after_a_text_call_is_tool_use() {
         "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
         "data: [DONE]\n\n"
     );
-    let outcome = TurnOutcome::from_events(&session_events(&hub, stream.as_bytes(), 5));
+    let outcome = TurnOutcome::from_events(
+        Wire::OpenAiChat,
+        &session_events(&hub, stream.as_bytes(), 5),
+    );
     assert_eq!(outcome.calls.len(), 1);
     assert_eq!(outcome.stop, StopReason::ToolUse);
     assert_eq!(outcome.text, "");
@@ -168,7 +177,7 @@ async fn the_router_runs_calls_and_collects_results_in_call_order() {
             assert!(ended_before, "result before its call: {id}");
         }
     }
-    let outcome = TurnOutcome::from_events(&events);
+    let outcome = TurnOutcome::from_events(Wire::OpenAiChat, &events);
     let texts: Vec<String> = outcome
         .calls
         .iter()
@@ -225,7 +234,8 @@ async fn follow_up_messages_carry_the_calls_and_results_in_the_dialect() {
         .router()
         .route_to_end(Wire::OpenAiChat, futures::stream::iter(pieces))
         .await;
-    let messages = outcome.follow_up(Dialect::OpenAiChat);
+    let messages = outcome.follow_up();
+    assert_eq!(messages, outcome.follow_up_in(Dialect::OpenAiChat));
     assert_eq!(messages.len(), 3, "{messages:?}");
     assert_eq!(messages[0]["role"], "assistant");
     assert_eq!(messages[0]["content"], "Checking.  Done.");
@@ -268,7 +278,7 @@ fn markup_in_thinking_text_is_never_a_call() {
         session.feed(piece, &mut events);
     }
     session.finish(&mut events);
-    let outcome = TurnOutcome::from_events(&events);
+    let outcome = TurnOutcome::from_events(Wire::Anthropic, &events);
     assert!(outcome.calls.is_empty(), "{:?}", outcome.calls);
     assert_eq!(outcome.text, "No call needed.");
     assert_eq!(
