@@ -162,12 +162,8 @@ impl ArgumentsText {
         self.over_limit
     }
 
-    /// Reads the text under `rule` with `serde_json`.
-    pub fn read(&self, rule: &ArgumentsRule) -> Result<Map<String, Value>, ArgumentsError> {
-        self.read_with(rule, |raw| serde_json::from_str(raw))
-    }
-
-    /// Reads the text under `rule` with `parse` (see [`ArgumentsRule::read_with`]).
+    /// Reads the text under `rule` with `parse` (see [`ArgumentsRule::read_with`]):
+    /// text that stopped growing at the bound is [`ArgumentsError::TooLarge`].
     pub fn read_with(
         &self,
         rule: &ArgumentsRule,

@@ -282,7 +282,7 @@ impl TurnCollector {
         if call.ended.is_some() {
             return None;
         }
-        let read = call.raw.read(&rule);
+        let read = call.raw.read_with(&rule, |raw| serde_json::from_str(raw));
         let ended = match &read {
             Ok(arguments) => EndedCall::Complete {
                 key,

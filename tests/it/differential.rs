@@ -88,7 +88,14 @@ fn routed(wire: Wire, bytes: &[u8], detect: DetectConfig, chunk: usize) -> (Turn
         }
         _ => false,
     });
-    let outcome = TurnOutcome::from_events(wire, &events);
+    (
+        routed_turn(TurnOutcome::from_events(wire, &events)),
+        text_calls,
+    )
+}
+
+/// The router's turn, from its collected events.
+fn routed_turn(outcome: TurnOutcome) -> Turn {
     let calls = outcome
         .calls
         .iter()
@@ -100,13 +107,12 @@ fn routed(wire: Wire, bytes: &[u8], detect: DetectConfig, chunk: usize) -> (Turn
             )
         })
         .collect();
-    let turn = Turn {
+    Turn {
         calls,
         partial_calls: outcome.partial_calls,
         stop: outcome.stop,
         error: outcome.error,
-    };
-    (turn, text_calls)
+    }
 }
 
 /// The providers-only turn.
@@ -238,23 +244,7 @@ fn both(bytes: &[u8], max: usize) -> (Turn, Turn, Vec<RouteEvent>) {
     let mut events = Vec::new();
     session.feed(bytes, &mut events);
     session.finish(&mut events);
-    let outcome = TurnOutcome::from_events(Wire::OpenAiChat, &events);
-    let router = Turn {
-        calls: outcome
-            .calls
-            .iter()
-            .map(|c| {
-                (
-                    Some(c.call.id.clone()),
-                    c.call.name.clone(),
-                    Value::Object(c.call.arguments.clone()),
-                )
-            })
-            .collect(),
-        partial_calls: outcome.partial_calls.clone(),
-        stop: outcome.stop,
-        error: outcome.error.clone(),
-    };
+    let router = routed_turn(TurnOutcome::from_events(Wire::OpenAiChat, &events));
     let mut adapter = Wire::OpenAiChat.adapter();
     let mut deltas = Vec::new();
     adapter.feed(bytes, &mut deltas).expect("feed");
