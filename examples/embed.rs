@@ -8,7 +8,9 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolrouter::providers::Wire;
-use toolrouter::{BuiltinsConfig, Dialect, Hub, RouteEvent, ToolError, TypedToolBuilder};
+use toolrouter::{
+    BuiltinsConfig, DetectEvent, Dialect, Hub, RouteEvent, ToolError, TypedToolBuilder,
+};
 
 /// Arguments of our own tool.
 #[derive(Deserialize, JsonSchema)]
@@ -28,12 +30,7 @@ async fn main() -> anyhow::Result<()> {
         })?;
 
     // 2. Declare them to the provider in its own dialect.
-    let tools: Vec<_> = hub
-        .registry()
-        .list()
-        .iter()
-        .map(|t| (**t.definition()).clone())
-        .collect();
+    let tools = hub.registry().definitions();
     let declared = Dialect::OpenAiChat.declare(&tools);
     println!(
         "declared {} tools",
@@ -48,11 +45,13 @@ async fn main() -> anyhow::Result<()> {
     let mut events = hub
         .router()
         .route(Wire::OpenAiChat, futures::stream::iter(pieces));
-    let mut outcome = toolrouter::TurnOutcome::new();
+    let mut outcome = toolrouter::TurnOutcome::new(Wire::OpenAiChat);
     while let Some(event) = events.next().await {
         match &event {
-            RouteEvent::Text { text } => print!("{text}"),
-            RouteEvent::CallEnd { call, .. } => println!("\n→ {} {:?}", call.name, call.arguments),
+            RouteEvent::Detect(DetectEvent::Text { text }) => print!("{text}"),
+            RouteEvent::Detect(DetectEvent::CallEnd { call, .. }) => {
+                println!("\n→ {} {:?}", call.name, call.arguments)
+            }
             RouteEvent::ToolResult { name, result, .. } => {
                 println!("← {name}: {:?}", result.content.first())
             }
@@ -62,7 +61,7 @@ async fn main() -> anyhow::Result<()> {
     }
 
     // 4. The next request's messages, in the provider's dialect.
-    for message in outcome.follow_up(Dialect::OpenAiChat) {
+    for message in outcome.follow_up() {
         println!("{message}");
     }
     Ok(())

@@ -123,7 +123,7 @@ impl Hub {
 
     /// A router over this hub's tools and executor, for provider streams.
     pub fn router(&self) -> crate::router::Router {
-        crate::router::Router::new(self.clone())
+        crate::router::Router::new(self.inner.executor.clone())
     }
 
     /// Whether two handles share the same hub.

@@ -1,13 +1,4 @@
-//! toolrouter: the middleware between a model's stream and its tools.
-//!
-//! - [`Hub`] holds the registered tools ([`ToolRegistry`]); `Hub::global()` is the
-//!   process-wide instance, `Hub::new()` an isolated one.
-//! - [`detect`] finds tool calls in streamed model text, in every supported dialect.
-//! - [`convert`] turns tool definitions, calls and results into each provider's dialect.
-//! - [`gateway`] brings tools of other MCP servers (the `mcpServers` configuration)
-//!   into the registry: [`Gateway`], [`GatewayConfig`].
-//! - [`core`] is the plain data every layer shares: [`ToolCall`], [`WireFormat`],
-//!   [`DetectEvent`], [`ToolCatalog`].
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
 pub mod builtins;

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage};
+use crate::arguments::{ArgumentsError, ArgumentsRule, ArgumentsText};
+use crate::delta::{CallKey, ProviderDelta, StopReason, Usage};
+use crate::status::TurnStatus;
 
 /// What one provider turn came to, with exactly the keys of the fixtures'
 /// expectation schema (`text`, `calls`, `stop`, and `reasoning`, `error`,
@@ -50,7 +52,7 @@ pub struct CompletedCall {
     pub id: Option<String>,
     /// The tool name.
     pub name: String,
-    /// The parsed arguments; absent, empty or whitespace-only arguments are `{}`.
+    /// The parsed arguments; absent, empty or blank (JSON whitespace) arguments are `{}`.
     pub arguments: Map<String, Value>,
     /// The signature the provider attached to the call (Gemini `thoughtSignature`),
     /// to be sent back with it (not serialised).
@@ -66,7 +68,7 @@ pub struct PartialCall {
     pub id: Option<String>,
     /// The tool name.
     pub name: String,
-    /// The argument text received, as it was.
+    /// The argument text received, as it was (up to the [`ArgumentsRule`]'s bound).
     pub raw_arguments: String,
 }
 
@@ -107,8 +109,9 @@ pub enum EndedCall {
         /// The call.
         call: CompletedCall,
     },
-    /// The provider closed the call but its arguments are not a JSON object (e.g.
-    /// Anthropic closing a block at `max_tokens`): never run it.
+    /// The provider closed the call but its arguments break the [`ArgumentsRule`]
+    /// (not a JSON object, e.g. Anthropic closing a block at `max_tokens`, or over
+    /// the size bound): never run it.
     Malformed {
         /// The call's key in the stream.
         key: CallKey,
@@ -123,17 +126,19 @@ struct OpenCall {
     key: CallKey,
     id: Option<String>,
     name: String,
-    raw: String,
+    raw: ArgumentsText,
     signature: Option<String>,
-    ended: bool,
+    /// Set when the provider ended the call: its arguments, read once.
+    ended: Option<Result<Map<String, Value>, ArgumentsError>>,
 }
 
-/// Folds [`ProviderDelta`]s into a [`TurnSummary`].
+/// Folds [`ProviderDelta`]s into a [`TurnSummary`]: the providers-only path, with
+/// no detection of calls written in the text.
 ///
-/// Rules: a call is complete when the provider ended it *and* its arguments parse
-/// as a JSON object (blank means `{}`); any other call is partial. The stop is the
-/// provider's finish reason, `error` after a provider error or when no finish came,
-/// and a natural stop with at least one completed call becomes `tool_use`.
+/// Rules: a call is complete when the provider ended it *and* its arguments meet
+/// the [`ArgumentsRule`] (blank means `{}`); any other call is partial. A start
+/// under the key of a call still open ends that call first. The stop comes from
+/// [`TurnStatus::stop`] with the number of completed calls.
 #[derive(Debug, Default)]
 pub struct TurnCollector {
     text: String,
@@ -141,16 +146,22 @@ pub struct TurnCollector {
     reasoning_blocks: Vec<ReasoningBlock>,
     calls: Vec<OpenCall>,
     server_calls: Vec<ServerCall>,
-    finish: Option<(StopReason, String)>,
-    provider_error: bool,
-    error: Option<String>,
-    usage: Option<Usage>,
+    status: TurnStatus,
+    rule: ArgumentsRule,
 }
 
 impl TurnCollector {
-    /// An empty collector.
+    /// An empty collector under the default [`ArgumentsRule`].
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty collector under `rule`.
+    pub fn with_rule(rule: ArgumentsRule) -> Self {
+        Self {
+            rule,
+            ..Self::default()
+        }
     }
 
     /// Takes in one delta. When it closes a call, says whether that call can run.
@@ -184,38 +195,27 @@ impl TurnCollector {
                     }),
                 },
             },
-            ProviderDelta::ToolCallStart { key, id, name } => self.calls.push(OpenCall {
-                key: *key,
-                id: id.clone(),
-                name: name.clone(),
-                raw: String::new(),
-                signature: None,
-                ended: false,
-            }),
-            ProviderDelta::ToolCallArgs { key, fragment } => {
-                if let Some(call) = self.call_mut(*key)
-                    && !call.ended
-                {
-                    call.raw.push_str(fragment);
-                }
-            }
-            ProviderDelta::ToolCallEnd { key } => {
-                let call = self.call_mut(*key)?;
-                if call.ended {
-                    return None;
-                }
-                call.ended = true;
-                return Some(match parse_arguments(&call.raw) {
-                    Some(arguments) => EndedCall::Complete {
-                        key: *key,
-                        call: call.completed(arguments),
-                    },
-                    None => EndedCall::Malformed {
-                        key: *key,
-                        call: call.partial(),
-                    },
+            ProviderDelta::ToolCallStart { key, id, name } => {
+                let ended = self.end(*key);
+                self.calls.push(OpenCall {
+                    key: *key,
+                    id: id.clone(),
+                    name: name.clone(),
+                    raw: ArgumentsText::new(),
+                    signature: None,
+                    ended: None,
                 });
+                return ended;
             }
+            ProviderDelta::ToolCallArgs { key, fragment } => {
+                let rule = self.rule;
+                if let Some(call) = self.call_mut(*key)
+                    && call.ended.is_none()
+                {
+                    call.raw.push(fragment, &rule);
+                }
+            }
+            ProviderDelta::ToolCallEnd { key } => return self.end(*key),
             ProviderDelta::ServerToolCall {
                 id,
                 name,
@@ -225,16 +225,9 @@ impl TurnCollector {
                 name: name.clone(),
                 arguments: arguments.clone(),
             }),
-            ProviderDelta::Finish { stop, raw } => self.finish = Some((*stop, raw.clone())),
-            ProviderDelta::Usage(u) => self.usage = Some(u.clone()),
-            ProviderDelta::Error { kind, message } => {
-                if *kind == ErrorKind::Provider {
-                    self.provider_error = true;
-                }
-                if self.error.is_none() {
-                    self.error = Some(message.clone());
-                }
-            }
+            ProviderDelta::Finish { .. }
+            | ProviderDelta::Usage(_)
+            | ProviderDelta::Error { .. } => self.status.push(delta),
         }
         None
     }
@@ -246,38 +239,62 @@ impl TurnCollector {
         }
     }
 
+    /// The provider's side of the turn so far.
+    pub fn status(&self) -> &TurnStatus {
+        &self.status
+    }
+
     /// The summary of the turn so far.
     pub fn summary(&self) -> TurnSummary {
         let mut calls = Vec::new();
         let mut partial_calls = Vec::new();
         for call in &self.calls {
-            match (call.ended, parse_arguments(&call.raw)) {
-                (true, Some(arguments)) => calls.push(call.completed(arguments)),
+            match &call.ended {
+                Some(Ok(arguments)) => calls.push(call.completed(arguments.clone())),
                 _ => partial_calls.push(call.partial()),
             }
         }
-        let stop = match &self.finish {
-            _ if self.provider_error => StopReason::Error,
-            Some((stop, _)) => stop.with_completed_calls(calls.len()),
-            None => StopReason::Error,
-        };
         TurnSummary {
             text: self.text.clone(),
             reasoning: self.reasoning.clone(),
+            stop: self.status.stop(calls.len()),
             calls,
-            stop,
-            error: self.error.clone().map(|message| TurnError { message }),
+            error: self.status.error().map(|message| TurnError {
+                message: message.to_owned(),
+            }),
             partial_calls,
             server_calls: self.server_calls.clone(),
             reasoning_blocks: self.reasoning_blocks.clone(),
-            raw_stop: self.finish.as_ref().map(|(_, raw)| raw.clone()),
-            usage: self.usage.clone(),
+            raw_stop: self.status.raw_stop().map(str::to_owned),
+            usage: self.status.usage().cloned(),
         }
     }
 
     /// Consumes the collector, giving the summary.
     pub fn finish(self) -> TurnSummary {
         self.summary()
+    }
+
+    /// Ends the open call under `key`, if any, reading its arguments once.
+    fn end(&mut self, key: CallKey) -> Option<EndedCall> {
+        let rule = self.rule;
+        let call = self.call_mut(key)?;
+        if call.ended.is_some() {
+            return None;
+        }
+        let read = call.raw.read_with(&rule, |raw| serde_json::from_str(raw));
+        let ended = match &read {
+            Ok(arguments) => EndedCall::Complete {
+                key,
+                call: call.completed(arguments.clone()),
+            },
+            Err(_) => EndedCall::Malformed {
+                key,
+                call: call.partial(),
+            },
+        };
+        call.ended = Some(read);
+        Some(ended)
     }
 
     fn call_mut(&mut self, key: CallKey) -> Option<&mut OpenCall> {
@@ -299,20 +316,8 @@ impl OpenCall {
         PartialCall {
             id: self.id.clone(),
             name: self.name.clone(),
-            raw_arguments: self.raw.clone(),
+            raw_arguments: self.raw.as_str().to_owned(),
         }
-    }
-}
-
-/// Parses a call's argument text: blank means `{}`, anything but a JSON object is
-/// `None` (the call is not runnable).
-pub fn parse_arguments(raw: &str) -> Option<Map<String, Value>> {
-    if raw.trim().is_empty() {
-        return Some(Map::new());
-    }
-    match serde_json::from_str(raw) {
-        Ok(Value::Object(map)) => Some(map),
-        _ => None,
     }
 }
 

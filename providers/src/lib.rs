@@ -16,7 +16,10 @@
 //! - [`TurnCollector`] folds deltas into a [`TurnSummary`] with the keys of the
 //!   fixtures' expectation schema: completed [`calls`](TurnSummary::calls), cut-off
 //!   [`partial_calls`](TurnSummary::partial_calls), [`server_calls`](TurnSummary::server_calls),
-//!   and the stop after the normalisation rules.
+//!   and the stop after the normalisation rules. It is built from [`TurnStatus`]
+//!   (what only the provider knows: stop, first error, usage) and
+//!   [`ArgumentsRule`] (when argument text makes a runnable call), which the root
+//!   crate's router uses too.
 //! - [`ProviderProfile`] is what we know about one provider (wire, text formats its
 //!   models write calls in, tool limits, API-key variable, base URL, quirks), loaded
 //!   from one TOML file per provider; [`find_profile`] looks one up by name, alias or
@@ -57,17 +60,21 @@
 //! ```
 
 mod adapters;
+mod arguments;
 mod collector;
 mod delta;
 mod error;
 mod framing;
 mod profiles;
+mod status;
 
 pub use adapters::{AdapterConfig, Wire, WireAdapter};
+pub use arguments::{ArgumentsError, ArgumentsRule, ArgumentsText, DEFAULT_MAX_ARGUMENT_BYTES};
 pub use collector::{
     CompletedCall, EndedCall, PartialCall, ReasoningBlock, ServerCall, TurnCollector, TurnError,
-    TurnSummary, parse_arguments,
+    TurnSummary,
 };
 pub use delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage};
 pub use error::{AdapterError, UnknownName};
 pub use profiles::{ProfileMatch, ProviderProfile, Quirk, ToolLimits, find_profile, profiles};
+pub use status::TurnStatus;

@@ -159,7 +159,7 @@ impl Conversation {
             }
             dialect.assistant_turn(&outcome.text, &[])
         } else {
-            outcome.follow_up(dialect)
+            outcome.follow_up_in(dialect)
         };
         for message in messages {
             let message = self.adapt(message);

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use toolrouter_providers::Wire;
 
 use super::{ChatError, Conversation, Endpoint, ToolMode, endpoint};
-use crate::core::{ToolCall, WireFormat};
+use crate::core::{DetectEvent, ToolCall, WireFormat};
 use crate::router::{RouteEvent, TurnOutcome};
 
 fn calculate() -> Tool {
@@ -30,22 +30,25 @@ fn turn_with_call() -> TurnOutcome {
     let call = ToolCall::new("call_1", "calculate", arguments, WireFormat::OpenAiChat);
     let mut result = CallToolResult::success(vec![ContentBlock::text("42")]);
     result.structured_content = Some(json!({"result": 42}));
-    TurnOutcome::from_events(&[
-        RouteEvent::Text {
-            text: "Let me compute.".into(),
-        },
-        RouteEvent::CallEnd {
-            index: 0,
-            call: Box::new(call),
-        },
-        RouteEvent::ToolResult {
-            index: 0,
-            id: "call_1".into(),
-            name: "calculate".into(),
-            result,
-            elapsed_ms: 1,
-        },
-    ])
+    TurnOutcome::from_events(
+        Wire::OpenAiChat,
+        &[
+            RouteEvent::Detect(DetectEvent::Text {
+                text: "Let me compute.".into(),
+            }),
+            RouteEvent::Detect(DetectEvent::CallEnd {
+                index: 0,
+                call: Box::new(call),
+            }),
+            RouteEvent::ToolResult {
+                index: 0,
+                id: "call_1".into(),
+                name: "calculate".into(),
+                result,
+                elapsed_ms: 1,
+            },
+        ],
+    )
 }
 
 fn chat(wire: Wire, mode: ToolMode) -> Conversation {
@@ -200,10 +203,13 @@ fn no_tools_no_system_leaves_keys_out() {
 fn a_turn_without_calls_is_kept_as_assistant_text() {
     let mut chat = Conversation::new(Wire::Gemini, "m1").unwrap();
     chat.push_user("hi");
-    chat.record_turn(&TurnOutcome::from_events(&[RouteEvent::Text {
-        text: "Hello.".into(),
-    }]));
-    chat.record_turn(&TurnOutcome::new());
+    chat.record_turn(&TurnOutcome::from_events(
+        Wire::Gemini,
+        &[RouteEvent::Detect(DetectEvent::Text {
+            text: "Hello.".into(),
+        })],
+    ));
+    chat.record_turn(&TurnOutcome::new(Wire::Gemini));
     assert_eq!(
         chat.messages(),
         &[

@@ -109,12 +109,7 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
         return Err("no prompt: pass --prompt TEXT or write it on stdin".to_owned());
     }
 
-    let tools: Vec<Tool> = hub
-        .registry()
-        .list()
-        .iter()
-        .map(|t| t.definition().as_ref().clone())
-        .collect();
+    let tools: Vec<Tool> = hub.registry().definitions();
     let mode = if args.text_tools {
         ToolMode::InText
     } else {
@@ -172,7 +167,7 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
 
         let started = Instant::now();
         let mut events = router.route(found.wire, response.bytes_stream());
-        let mut outcome = TurnOutcome::new();
+        let mut outcome = TurnOutcome::new(found.wire);
         let mut stream_error = None;
         while let Some(event) = events.next().await {
             outcome.push(&event);

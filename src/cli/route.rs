@@ -70,7 +70,7 @@ async fn route(args: &RouteArgs, hub: &Hub) -> Result<(), String> {
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut outcome = TurnOutcome::new();
+    let mut outcome = TurnOutcome::new(found.wire);
     let mut transcript = Transcript::default();
     while let Some(event) = events.next().await {
         outcome.push(&event);

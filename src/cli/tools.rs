@@ -36,13 +36,7 @@ pub(crate) fn run(args: ToolsArgs) -> Result<(), String> {
     };
     let (tools, listing) = runtime()?.block_on(async {
         let setup = ToolSetup::build(&args.setup).await?;
-        let tools: Vec<Tool> = setup
-            .hub
-            .registry()
-            .list()
-            .iter()
-            .map(|t| t.definition().as_ref().clone())
-            .collect();
+        let tools: Vec<Tool> = setup.hub.registry().definitions();
         let listing =
             render_tool_listing(&tool_listing(setup.hub.registry(), setup.gateway.as_ref()));
         setup.shutdown().await;

@@ -2,7 +2,7 @@
 //! text as it streams, one line per call, result, error and stop.
 
 use rmcp::model::{CallToolResult, ContentBlock};
-use toolrouter::RouteEvent;
+use toolrouter::{DetectEvent, RouteEvent};
 
 /// The readable transcript: text as it streams, one line per call and result.
 #[derive(Default)]
@@ -29,14 +29,16 @@ impl Transcript {
     ) -> Result<(), String> {
         let at = started.elapsed().as_secs_f64() * 1000.0;
         match event {
-            RouteEvent::Text { text } => {
+            RouteEvent::Detect(DetectEvent::Text { text }) => {
                 write!(out, "{text}").map_err(|e| e.to_string())?;
                 self.mid_line = !text.ends_with('\n');
                 Ok(())
             }
-            RouteEvent::Reasoning { text } => self.line(out, &format!("[thinking] {text}")),
+            RouteEvent::Detect(DetectEvent::Reasoning { text }) => {
+                self.line(out, &format!("[thinking] {text}"))
+            }
             RouteEvent::Refusal { text } => self.line(out, &format!("[refusal] {text}")),
-            RouteEvent::CallEnd { index, call } => self.line(
+            RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => self.line(
                 out,
                 &format!(
                     "→ call #{index} {} {} [{}, id {}] at {at:.1} ms",
@@ -46,7 +48,7 @@ impl Transcript {
                     call.id
                 ),
             ),
-            RouteEvent::Malformed { diagnostic } => self.line(
+            RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => self.line(
                 out,
                 &format!(
                     "! {} ({:?}): {}",

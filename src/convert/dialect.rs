@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Value, json};
+use toolrouter_providers::Wire;
 
 use super::note::Declarations;
 use super::{anthropic, bedrock, gemini, ollama, openai_chat, openai_responses, xml_text};
@@ -74,6 +75,34 @@ impl Dialect {
             WireFormat::Bedrock => Dialect::Bedrock,
             WireFormat::Ollama => Dialect::Ollama,
             _ => Dialect::XmlText,
+        }
+    }
+
+    /// The dialect of a provider's wire: the one its requests, calls and results
+    /// are written in.
+    pub fn for_wire(wire: Wire) -> Dialect {
+        match wire {
+            Wire::OpenAiChat => Dialect::OpenAiChat,
+            Wire::OpenAiResponses => Dialect::OpenAiResponses,
+            Wire::Anthropic => Dialect::Anthropic,
+            Wire::Gemini => Dialect::Gemini,
+            Wire::Ollama => Dialect::Ollama,
+            Wire::Bedrock => Dialect::Bedrock,
+            // `Wire` is non-exhaustive; a new wire speaks OpenAI Chat until it
+            // gets a dialect of its own.
+            _ => Dialect::OpenAiChat,
+        }
+    }
+
+    /// The structured call format a wire's calls are reported in.
+    pub fn format_for_wire(wire: Wire) -> WireFormat {
+        match Dialect::for_wire(wire) {
+            Dialect::OpenAiResponses => WireFormat::OpenAiResponses,
+            Dialect::Anthropic => WireFormat::Anthropic,
+            Dialect::Gemini => WireFormat::Gemini,
+            Dialect::Ollama => WireFormat::Ollama,
+            Dialect::Bedrock => WireFormat::Bedrock,
+            Dialect::OpenAiChat | Dialect::XmlText => WireFormat::OpenAiChat,
         }
     }
 
@@ -163,5 +192,11 @@ impl FromStr for Dialect {
             .copied()
             .find(|d| d.as_str() == s)
             .ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
+impl From<Wire> for Dialect {
+    fn from(wire: Wire) -> Self {
+        Dialect::for_wire(wire)
     }
 }

@@ -29,13 +29,22 @@ pub fn functions(tools: &[Tool]) -> Value {
 /// its schema rewritten by [`strict_schema`]; a tool
 /// strict mode cannot express keeps its plain schema and `"strict": false`.
 pub fn strict_tools(tools: &[Tool]) -> Declarations {
+    strict_declarations(
+        tools,
+        |function| json!({"type": "function", "function": function}),
+    )
+}
+
+/// Strict-mode declarations: each tool's [`strict_function`], wrapped by `wrap`
+/// into the wire's tool entry, with every tool's notes.
+pub(crate) fn strict_declarations(tools: &[Tool], wrap: impl Fn(Value) -> Value) -> Declarations {
     let mut notes = Vec::new();
     let value = tools
         .iter()
         .map(|t| {
             let (function, tool_notes) = strict_function(t);
             notes.extend(tool_notes);
-            json!({"type": "function", "function": function})
+            wrap(function)
         })
         .collect();
     Declarations {

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::content::{Part, Structured, flag_error, image_format, is_error, join_text, parts};
 use super::note::Declarations;
-use super::openai_chat::{arguments_string, function, strict_function};
+use super::openai_chat::{arguments_string, function, strict_declarations};
 use crate::core::ToolCall;
 
 /// The `tools` array: `{"type":"function", name, description, parameters,
@@ -23,19 +23,7 @@ pub fn tools(tools: &[Tool]) -> Value {
 
 /// The `tools` array in strict mode (see [`openai_chat::strict_tools`](super::openai_chat::strict_tools)).
 pub fn strict_tools(tools: &[Tool]) -> Declarations {
-    let mut notes = Vec::new();
-    let value = tools
-        .iter()
-        .map(|t| {
-            let (function, tool_notes) = strict_function(t);
-            notes.extend(tool_notes);
-            flatten(function, None)
-        })
-        .collect();
-    Declarations {
-        value: Value::Array(value),
-        notes,
-    }
+    strict_declarations(tools, |function| flatten(function, None))
 }
 
 /// The input items that replay the assistant's turn: an assistant `message`

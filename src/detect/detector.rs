@@ -8,11 +8,10 @@
 //! Only undecided look-ahead is kept between deltas, so each byte is examined a
 //! bounded number of times.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
+use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, ToolCatalog, WireFormat};
 use crate::detect::scan::{leading_ws, push_short};
 
 use super::batch::{EventBatch, EventOutput};
@@ -20,7 +19,7 @@ use super::config::{DetectConfig, MAX_PROBE_BYTES};
 use super::format::{CallParser, FormatSet, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
 use super::reasoning::ReasoningBlock;
-use super::sink::{CallSink, RegionRecord, finished_call};
+use super::sink::{CallSink, RegionRecord};
 
 /// What the scanner is doing.
 enum Mode {
@@ -49,24 +48,13 @@ enum Mode {
     },
 }
 
-/// A structured (provider-side) call in progress.
-#[derive(Debug)]
-struct StructuredCall {
-    index: usize,
-    id: String,
-    name: String,
-    format: WireFormat,
-    args: String,
-    over_limit: bool,
-}
-
 /// The streaming tool-call detector.
 ///
 /// Feed it text deltas with [`feed`](Self::feed), then call
-/// [`finish`](Self::finish) once at end of stream. Structured provider calls
-/// enter the same event stream through [`structured_start`](Self::structured_start),
-/// [`structured_args`](Self::structured_args) and
-/// [`structured_end`](Self::structured_end).
+/// [`finish`](Self::finish) once at end of stream. The detector parses text
+/// only; a consumer that adds calls of its own to the same index sequence
+/// (the router's structured provider calls) takes their indexes from
+/// [`reserve_call_index`](Self::reserve_call_index).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -110,7 +98,6 @@ pub struct StreamDetector {
     /// Everything since the last newline is spaces or tabs.
     line_start: bool,
     next_index: usize,
-    structured: HashMap<u64, StructuredCall>,
     regions: Vec<Range<usize>>,
     finished: bool,
     /// No visible text has been emitted yet.
@@ -252,7 +239,6 @@ impl StreamDetector {
             held_ws: 0,
             line_start: true,
             next_index: 0,
-            structured: HashMap::new(),
             regions: Vec::new(),
             finished: false,
             at_start: true,
@@ -312,8 +298,8 @@ impl StreamDetector {
         self.run_from(0, false, floor, out);
     }
 
-    /// Ends the stream: decides everything held back, gives unfinished markup
-    /// back as text, and reports structured calls left open.
+    /// Ends the stream: decides everything held back and gives unfinished
+    /// markup back as text.
     pub fn finish(&mut self, out: &mut impl EventOutput) {
         out.run(self, Self::finish_batch);
     }
@@ -324,22 +310,6 @@ impl StreamDetector {
         }
         self.run(true, out);
         self.finished = true;
-        let mut open: Vec<StructuredCall> = self.structured.drain().map(|(_, c)| c).collect();
-        open.sort_by_key(|c| c.index);
-        for call in open {
-            out.push(DetectEvent::Malformed {
-                diagnostic: Diagnostic {
-                    kind: DiagnosticKind::Unfinished,
-                    format: call.format,
-                    name: Some(call.name),
-                    message: format!(
-                        "structured call {} ended before its arguments were closed",
-                        call.id
-                    ),
-                    raw: call.args,
-                },
-            });
-        }
     }
 
     /// The byte ranges of the input that belong to call regions (calls and
@@ -348,127 +318,17 @@ impl StreamDetector {
         &self.regions
     }
 
-    /// The number of calls started so far (text and structured).
+    /// The number of call indexes given out so far (text calls and reserved ones).
     pub fn calls_started(&self) -> usize {
         self.next_index
     }
 
-    /// A structured provider call begins (`key` is the provider's own handle,
-    /// e.g. the OpenAI `tool_calls` index or the Anthropic content block index).
-    /// A key still open is ended first.
-    pub fn structured_start(
-        &mut self,
-        key: u64,
-        id: Option<&str>,
-        name: &str,
-        format: WireFormat,
-        out: &mut impl EventOutput,
-    ) {
-        out.run(self, |detector, batch| {
-            detector.structured_start_batch(key, id, name, format, batch)
-        });
-    }
-
-    fn structured_start_batch(
-        &mut self,
-        key: u64,
-        id: Option<&str>,
-        name: &str,
-        format: WireFormat,
-        out: &mut EventBatch,
-    ) {
-        if self.structured.contains_key(&key) {
-            self.structured_end_batch(key, out);
-        }
+    /// Takes the next call index for a call found elsewhere (a provider's
+    /// structured call), so that it shares one index sequence with text calls.
+    pub fn reserve_call_index(&mut self) -> usize {
         let index = self.next_index;
         self.next_index += 1;
-        let id = super::sink::call_id(id);
-        out.push_start(index, &id, name, format);
-        self.structured.insert(
-            key,
-            StructuredCall {
-                index,
-                id,
-                name: name.to_owned(),
-                format,
-                args: String::new(),
-                over_limit: false,
-            },
-        );
-    }
-
-    /// More argument text of a structured call; unknown keys are ignored.
-    pub fn structured_args(&mut self, key: u64, fragment: &str, out: &mut impl EventOutput) {
-        out.run(self, |detector, batch| {
-            detector.structured_args_batch(key, fragment, batch)
-        });
-    }
-
-    fn structured_args_batch(&mut self, key: u64, fragment: &str, out: &mut EventBatch) {
-        let max = self.config.max_call_bytes;
-        let Some(call) = self.structured.get_mut(&key) else {
-            tracing::debug!(key, "arguments for a structured call that is not open");
-            return;
-        };
-        if call.over_limit || fragment.is_empty() {
-            return;
-        }
-        if call.args.len() + fragment.len() > max {
-            call.over_limit = true;
-            return;
-        }
-        call.args.push_str(fragment);
-        // Each provider piece is its own event (no merging: floor `MAX`).
-        out.push_args(call.index, fragment, usize::MAX);
-    }
-
-    /// A structured call is complete. Empty or whitespace-only arguments mean
-    /// `{}`; arguments that are not a JSON object give a `Malformed` diagnostic
-    /// (no text is returned for structured calls).
-    pub fn structured_end(&mut self, key: u64, out: &mut impl EventOutput) {
-        out.run(self, |detector, batch| {
-            detector.structured_end_batch(key, batch)
-        });
-    }
-
-    fn structured_end_batch(&mut self, key: u64, out: &mut EventBatch) {
-        let Some(call) = self.structured.remove(&key) else {
-            return;
-        };
-        let malformed = |kind, message: String, call: StructuredCall| DetectEvent::Malformed {
-            diagnostic: Diagnostic {
-                kind,
-                format: call.format,
-                name: Some(call.name),
-                message,
-                raw: call.args,
-            },
-        };
-        if call.over_limit {
-            let message = format!(
-                "structured arguments exceed {} bytes",
-                self.config.max_call_bytes
-            );
-            out.push(malformed(DiagnosticKind::LimitExceeded, message, call));
-            return;
-        }
-        let arguments = if super::json_call::is_json_whitespace(&call.args) {
-            out.push_args(call.index, "{}", usize::MAX);
-            JsonObject::new()
-        } else {
-            match super::json_value::parse_arguments(&call.args) {
-                Ok(args) => args,
-                Err(e) => {
-                    let message = format!("arguments are not a json object: {e}");
-                    out.push(malformed(DiagnosticKind::Invalid, message, call));
-                    return;
-                }
-            }
-        };
-        out.push(DetectEvent::CallEnd {
-            index: call.index,
-            call: Box::new(finished_call(call.id, call.name, arguments, call.format)),
-        });
+        index
     }
 
     /// Runs the scanner over `pending`.

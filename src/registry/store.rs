@@ -178,6 +178,16 @@ impl ToolRegistry {
         self.snapshot().tools.clone()
     }
 
+    /// The registered tools' definitions, sorted by name: what a provider's
+    /// request declares (see `Dialect::declare`).
+    pub fn definitions(&self) -> Vec<Tool> {
+        self.snapshot()
+            .tools
+            .iter()
+            .map(|t| t.definition().as_ref().clone())
+            .collect()
+    }
+
     /// One page of at most `page_size` tools in name order, starting after
     /// `cursor` (the opaque `next_cursor` of the previous page).
     pub fn page(&self, cursor: Option<&str>, page_size: usize) -> ToolPage {

@@ -238,3 +238,15 @@ fn list_entries_become_definitions() {
         Err(RegistryError::InvalidDefinition(_))
     ));
 }
+
+#[test]
+fn definitions_are_the_registered_tools_in_name_order() {
+    let registry = echo_registry(&["b_tool", "a_tool"]);
+    let names: Vec<String> = registry
+        .definitions()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["a_tool", "b_tool"]);
+    assert_eq!(registry.definitions()[0], tool("a_tool"));
+}

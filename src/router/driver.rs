@@ -1,5 +1,5 @@
 //! `Router`: drives a [`RouteSession`] over an async byte stream and runs each
-//! finished call through the hub's executor as soon as it is complete.
+//! finished call through an [`Executor`] as soon as it is complete.
 
 use std::collections::HashMap;
 use std::fmt::Display;
@@ -16,23 +16,29 @@ use toolrouter_providers::{AdapterConfig, ErrorKind, Wire};
 use super::event::RouteEvent;
 use super::outcome::TurnOutcome;
 use super::session::RouteSession;
+use crate::core::DetectEvent;
 use crate::detect::DetectConfig;
-use crate::hub::Hub;
+use crate::exec::Executor;
 
-/// Routes provider streams through a hub: detection, execution, results.
+/// Routes provider streams: detection, execution, results.
+///
+/// It holds what it uses: an [`Executor`] (which runs the calls) and, through
+/// the executor's registry, the tool catalog the detector is given for each
+/// session. `Hub::router()` builds one over a hub's executor.
 #[derive(Debug, Clone)]
 pub struct Router {
-    hub: Hub,
+    executor: Executor,
     detect: DetectConfig,
     adapter: AdapterConfig,
     execute: bool,
 }
 
 impl Router {
-    /// A router over `hub`'s tools and executor, detecting every enabled text format.
-    pub fn new(hub: Hub) -> Self {
+    /// A router running calls through `executor` and detecting calls to the
+    /// tools of its registry, in every enabled text format.
+    pub fn new(executor: Executor) -> Self {
         Self {
-            hub,
+            executor,
             detect: DetectConfig::default(),
             adapter: AdapterConfig::default(),
             execute: true,
@@ -59,11 +65,11 @@ impl Router {
     }
 
     /// A synchronous session for callers that feed bytes themselves and run
-    /// calls through [`Hub::execute`] on their own schedule.
+    /// calls through [`Executor::execute`] on their own schedule.
     pub fn session(&self, wire: Wire) -> RouteSession {
         RouteSession::with_adapter_config(
             wire,
-            self.hub.registry().catalog(),
+            self.executor.registry().catalog(),
             self.detect.clone(),
             self.adapter,
         )
@@ -82,9 +88,9 @@ impl Router {
     {
         let (tx, rx) = mpsc::channel(256);
         let session = self.session(wire);
-        let hub = self.hub.clone();
+        let executor = self.executor.clone();
         let execute = self.execute;
-        let task = tokio::spawn(drive(session, hub, execute, bytes, tx));
+        let task = tokio::spawn(drive(session, executor, execute, bytes, tx));
         RouteStream { rx, task }
     }
 
@@ -96,7 +102,7 @@ impl Router {
         E: Display + Send + 'static,
     {
         let mut stream = self.route(wire, bytes);
-        let mut outcome = TurnOutcome::new();
+        let mut outcome = TurnOutcome::new(wire);
         while let Some(event) = stream.next().await {
             outcome.push(&event);
         }
@@ -135,7 +141,7 @@ struct Finished {
 
 async fn drive<S, B, E>(
     mut session: RouteSession,
-    hub: Hub,
+    executor: Executor,
     execute: bool,
     bytes: S,
     tx: mpsc::Sender<RouteEvent>,
@@ -198,14 +204,14 @@ async fn drive<S, B, E>(
             else => break,
         }
         for event in events.drain(..) {
-            if execute && let RouteEvent::CallEnd { index, call } = &event {
-                let hub = hub.clone();
+            if execute && let RouteEvent::Detect(DetectEvent::CallEnd { index, call }) = &event {
+                let executor = executor.clone();
                 let call = call.clone();
                 let index = *index;
                 let meta = (index, call.id.clone(), call.name.clone());
                 let handle = running.spawn(async move {
                     let started = Instant::now();
-                    let result = hub.execute(&call).await;
+                    let result = executor.execute(&call).await;
                     Finished {
                         index,
                         id: call.id,

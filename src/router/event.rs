@@ -5,62 +5,23 @@ use rmcp::model::CallToolResult;
 use serde::Serialize;
 use toolrouter_providers::{ErrorKind, PartialCall, StopReason, Usage};
 
-use crate::core::{DetectEvent, Diagnostic, ToolCall, WireFormat};
+use crate::core::DetectEvent;
 
 /// One event of a routed turn.
 ///
-/// Calls come as `CallStart`, `ArgsDelta`s and `CallEnd` (or a `Malformed`
-/// diagnostic when they do not complete), whether the provider sent them as
-/// structured deltas or the model wrote them into its text. A finished call's
+/// Text and calls come as [`RouteEvent::Detect`]: a call is `CallStart`,
+/// `ArgsDelta`s and `CallEnd` (or a `Malformed` diagnostic when it does not
+/// complete), whether the provider sent it as structured deltas or the model
+/// wrote it into its text. A finished call's
 /// `ToolResult` follows once it has run; results come in completion order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RouteEvent {
-    /// Visible assistant text, with every call region removed.
-    Text {
-        /// The text.
-        text: CompactString,
-    },
-    /// Reasoning ("thinking") text, never part of the visible text.
-    Reasoning {
-        /// The text.
-        text: CompactString,
-    },
     /// A refusal message (not part of the visible text).
     Refusal {
         /// The text.
         text: CompactString,
-    },
-    /// A call began.
-    CallStart {
-        /// The call's index in this turn, from 0, in the order calls were opened.
-        index: usize,
-        /// The call id (the provider's, or generated).
-        id: String,
-        /// The tool name.
-        name: String,
-        /// The dialect the call came in.
-        format: WireFormat,
-    },
-    /// More of a call's arguments JSON text.
-    ArgsDelta {
-        /// The call's index.
-        index: usize,
-        /// The next piece of the arguments JSON.
-        fragment: CompactString,
-    },
-    /// A call is complete; it is now being executed.
-    CallEnd {
-        /// The call's index.
-        index: usize,
-        /// The finished call.
-        call: Box<ToolCall>,
-    },
-    /// Markup or a structured call that did not become a call.
-    Malformed {
-        /// What went wrong.
-        diagnostic: Diagnostic,
     },
     /// A tool the provider ran itself; reported, never dispatched.
     ServerCall {
@@ -108,27 +69,17 @@ pub enum RouteEvent {
         /// How long the call ran, in milliseconds.
         elapsed_ms: u64,
     },
+    /// What the detector reports, whoever found it: visible text (every call
+    /// region removed), reasoning, a call's `CallStart`, `ArgsDelta`s and
+    /// `CallEnd` (the call is now being executed), or a `Malformed` diagnostic
+    /// for markup or a structured call that did not become a call. Serialised as
+    /// the [`DetectEvent`] itself.
+    #[serde(untagged)]
+    Detect(DetectEvent),
 }
 
 impl From<DetectEvent> for RouteEvent {
     fn from(event: DetectEvent) -> Self {
-        match event {
-            DetectEvent::Text { text } => RouteEvent::Text { text },
-            DetectEvent::Reasoning { text } => RouteEvent::Reasoning { text },
-            DetectEvent::CallStart {
-                index,
-                id,
-                name,
-                format,
-            } => RouteEvent::CallStart {
-                index,
-                id,
-                name,
-                format,
-            },
-            DetectEvent::ArgsDelta { index, fragment } => RouteEvent::ArgsDelta { index, fragment },
-            DetectEvent::CallEnd { index, call } => RouteEvent::CallEnd { index, call },
-            DetectEvent::Malformed { diagnostic } => RouteEvent::Malformed { diagnostic },
-        }
+        RouteEvent::Detect(event)
     }
 }

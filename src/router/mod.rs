@@ -3,7 +3,7 @@
 //!
 //! [`RouteSession`] is the synchronous core (bytes → [`RouteEvent`]s, no
 //! execution); [`Router`] drives it over an async byte stream and runs every
-//! finished call through the hub's executor as soon as it is complete;
+//! finished call through its [`Executor`](crate::Executor) as soon as it is complete;
 //! [`TurnOutcome`] collects a turn's events into the normalised summary and the
 //! follow-up messages in the provider's dialect.
 
@@ -11,6 +11,7 @@ mod driver;
 mod event;
 mod outcome;
 mod session;
+mod structured;
 
 #[cfg(test)]
 mod tests;
@@ -18,4 +19,4 @@ mod tests;
 pub use driver::{RouteStream, Router};
 pub use event::RouteEvent;
 pub use outcome::{CallResult, TurnOutcome};
-pub use session::{RouteSession, format_for_wire};
+pub use session::RouteSession;

@@ -3,11 +3,11 @@
 
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
-use toolrouter_providers::{PartialCall, StopReason, Usage};
+use toolrouter_providers::{PartialCall, StopReason, Usage, Wire};
 
 use super::event::RouteEvent;
 use crate::convert::Dialect;
-use crate::core::{Diagnostic, ToolCall};
+use crate::core::{DetectEvent, Diagnostic, ToolCall};
 
 /// A call and, once it has run, its result.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +25,8 @@ pub struct CallResult {
 /// Everything one turn came to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnOutcome {
+    /// The wire the turn came over; its dialect is the follow-up's.
+    pub wire: Wire,
     /// Visible text.
     pub text: String,
     /// Reasoning text.
@@ -48,9 +50,11 @@ pub struct TurnOutcome {
     pub finished: bool,
 }
 
-impl Default for TurnOutcome {
-    fn default() -> Self {
+impl TurnOutcome {
+    /// An empty outcome of a turn on `wire`.
+    pub fn new(wire: Wire) -> Self {
         Self {
+            wire,
             text: String::new(),
             reasoning: String::new(),
             calls: Vec::new(),
@@ -63,17 +67,10 @@ impl Default for TurnOutcome {
             finished: false,
         }
     }
-}
 
-impl TurnOutcome {
-    /// An empty outcome.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Collects events.
-    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a RouteEvent>) -> Self {
-        let mut outcome = Self::new();
+    /// Collects the events of a turn on `wire`.
+    pub fn from_events<'a>(wire: Wire, events: impl IntoIterator<Item = &'a RouteEvent>) -> Self {
+        let mut outcome = Self::new(wire);
         for event in events {
             outcome.push(event);
         }
@@ -83,9 +80,9 @@ impl TurnOutcome {
     /// Folds one event in.
     pub fn push(&mut self, event: &RouteEvent) {
         match event {
-            RouteEvent::Text { text } => self.text.push_str(text),
-            RouteEvent::Reasoning { text } => self.reasoning.push_str(text),
-            RouteEvent::CallEnd { index, call } => {
+            RouteEvent::Detect(DetectEvent::Text { text }) => self.text.push_str(text),
+            RouteEvent::Detect(DetectEvent::Reasoning { text }) => self.reasoning.push_str(text),
+            RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
                 // Calls can finish out of order (interleaved fragments); keep
                 // them in the order they were opened.
                 let at = self.calls.partition_point(|c| c.index < *index);
@@ -99,7 +96,9 @@ impl TurnOutcome {
                     },
                 );
             }
-            RouteEvent::Malformed { diagnostic } => self.diagnostics.push(diagnostic.clone()),
+            RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
+                self.diagnostics.push(diagnostic.clone())
+            }
             RouteEvent::ServerCall {
                 id,
                 name,
@@ -130,9 +129,8 @@ impl TurnOutcome {
                 }
             }
             RouteEvent::Refusal { .. }
-            | RouteEvent::CallStart { .. }
-            | RouteEvent::ArgsDelta { .. }
-            | RouteEvent::ProviderError { .. } => {}
+            | RouteEvent::ProviderError { .. }
+            | RouteEvent::Detect(_) => {}
         }
     }
 
@@ -185,10 +183,16 @@ impl TurnOutcome {
         Value::Object(out)
     }
 
-    /// The messages to append to the conversation for the next request, in
-    /// `dialect`: the assistant turn that carried the calls, then the results of
-    /// every call that ran. Empty when the turn made no call.
-    pub fn follow_up(&self, dialect: Dialect) -> Vec<Value> {
+    /// The messages to append to the conversation for the next request, in the
+    /// dialect of the turn's wire: the assistant turn that carried the calls,
+    /// then the results of every call that ran. Empty when the turn made no call.
+    pub fn follow_up(&self) -> Vec<Value> {
+        self.follow_up_in(Dialect::for_wire(self.wire))
+    }
+
+    /// As [`follow_up`](Self::follow_up), in another `dialect` (e.g.
+    /// [`Dialect::XmlText`] when the tools were taught in the text).
+    pub fn follow_up_in(&self, dialect: Dialect) -> Vec<Value> {
         if self.calls.is_empty() {
             return Vec::new();
         }

@@ -4,27 +4,15 @@
 use std::sync::Arc;
 
 use toolrouter_providers::{
-    AdapterConfig, ErrorKind, ProviderDelta, StopReason, TurnCollector, Wire, WireAdapter,
+    AdapterConfig, ArgumentsRule, ErrorKind, ProviderDelta, StopReason, TurnStatus, Wire,
+    WireAdapter,
 };
 
 use super::event::RouteEvent;
-use crate::core::{DetectEvent, ToolCatalog, WireFormat};
+use super::structured::StructuredCalls;
+use crate::convert::Dialect;
+use crate::core::{DetectEvent, ToolCatalog};
 use crate::detect::{DetectConfig, StreamDetector};
-
-/// The structured call format a wire's calls are reported in.
-pub fn format_for_wire(wire: Wire) -> WireFormat {
-    match wire {
-        Wire::OpenAiChat => WireFormat::OpenAiChat,
-        Wire::OpenAiResponses => WireFormat::OpenAiResponses,
-        Wire::Anthropic => WireFormat::Anthropic,
-        Wire::Gemini => WireFormat::Gemini,
-        Wire::Ollama => WireFormat::Ollama,
-        Wire::Bedrock => WireFormat::Bedrock,
-        // `Wire` is non-exhaustive; a new wire reports OpenAI-style calls until
-        // it gets a format of its own.
-        _ => WireFormat::OpenAiChat,
-    }
-}
 
 /// Routes one provider turn, synchronously.
 ///
@@ -32,11 +20,15 @@ pub fn format_for_wire(wire: Wire) -> WireFormat {
 /// [`finish`](Self::finish). Text deltas go through the streaming detector, so calls
 /// the model wrote into its text come out as the same `CallStart`/`ArgsDelta`/
 /// `CallEnd` events as the provider's structured calls, with one index sequence.
+/// Structured calls are assembled here (not by the detector, which parses text
+/// only), under the same [`ArgumentsRule`] as the providers-only `TurnCollector`,
+/// bounded by [`DetectConfig::max_call_bytes`].
 pub struct RouteSession {
     wire: Wire,
     adapter: Box<dyn WireAdapter>,
     detector: StreamDetector,
-    collector: TurnCollector,
+    structured: StructuredCalls,
+    status: TurnStatus,
     deltas: Vec<ProviderDelta>,
     detected: Vec<DetectEvent>,
     n_completed: usize,
@@ -67,11 +59,13 @@ impl RouteSession {
         detect: DetectConfig,
         adapter: AdapterConfig,
     ) -> Self {
+        let rule = ArgumentsRule::with_max_bytes(detect.max_call_bytes);
         Self {
             wire,
             adapter: wire.adapter_with(adapter),
             detector: StreamDetector::new(catalog, detect),
-            collector: TurnCollector::new(),
+            structured: StructuredCalls::new(rule, Dialect::format_for_wire(wire)),
+            status: TurnStatus::new(),
             deltas: Vec::new(),
             detected: Vec::new(),
             n_completed: 0,
@@ -107,22 +101,24 @@ impl RouteSession {
         if let Err(e) = result {
             self.fail(e.to_string(), out);
         }
-        self.detector.finish(&mut self.detected);
-        self.drain_detected(out);
-        self.finished = true;
-        let summary = self.collector.summary();
-        // The collector counts only structured calls; calls found in the text
-        // complete the turn just the same.
-        let stop = if summary.stop == StopReason::EndTurn && self.n_completed > 0 {
-            StopReason::ToolUse
-        } else {
-            summary.stop
-        };
+        self.end_calls(out);
+        // Calls found in the text complete the turn as structured calls do.
+        let stop = self
+            .status
+            .stop(self.n_completed + self.structured.n_completed());
         out.push(RouteEvent::Finish {
             stop,
-            error: summary.error.map(|e| e.message),
-            partial_calls: summary.partial_calls,
+            error: self.status.error().map(str::to_owned),
+            partial_calls: self.structured.partial_calls(),
         });
+    }
+
+    /// Flushes the detector and reports the structured calls left open.
+    fn end_calls(&mut self, out: &mut Vec<RouteEvent>) {
+        self.detector.finish(&mut self.detected);
+        self.drain_detected(out);
+        self.structured.finish(out);
+        self.finished = true;
     }
 
     /// An adapter that cannot read on: report it and stop reading.
@@ -131,51 +127,41 @@ impl RouteSession {
             kind: ErrorKind::Malformed,
             message: message.clone(),
         };
-        self.collector.push(&delta);
+        self.status.push(&delta);
         out.push(RouteEvent::ProviderError {
             kind: ErrorKind::Malformed,
             message,
         });
-        self.detector.finish(&mut self.detected);
-        self.drain_detected(out);
-        self.finished = true;
-        let summary = self.collector.summary();
+        self.end_calls(out);
         out.push(RouteEvent::Finish {
             stop: StopReason::Error,
-            error: summary.error.map(|e| e.message),
-            partial_calls: summary.partial_calls,
+            error: self.status.error().map(str::to_owned),
+            partial_calls: self.structured.partial_calls(),
         });
     }
 
     fn drain_deltas(&mut self, out: &mut Vec<RouteEvent>) {
-        let format = format_for_wire(self.wire);
         let mut deltas = std::mem::take(&mut self.deltas);
         for delta in deltas.drain(..) {
-            self.collector.push(&delta);
             match delta {
                 ProviderDelta::Text(text) => self.detector.feed(&text, &mut self.detected),
                 ProviderDelta::Reasoning(text) => {
                     self.drain_detected(out);
-                    out.push(RouteEvent::Reasoning { text: text.into() });
+                    out.push(DetectEvent::Reasoning { text: text.into() }.into());
                 }
                 ProviderDelta::Refusal(text) => {
                     self.drain_detected(out);
                     out.push(RouteEvent::Refusal { text: text.into() });
                 }
-                ProviderDelta::ToolCallStart { key, id, name } => self.detector.structured_start(
-                    u64::from(key.0),
-                    id.as_deref(),
-                    &name,
-                    format,
-                    &mut self.detected,
-                ),
-                ProviderDelta::ToolCallArgs { key, fragment } => {
-                    self.detector
-                        .structured_args(u64::from(key.0), &fragment, &mut self.detected)
+                ProviderDelta::ToolCallStart { key, id, name } => {
+                    let detector = &mut self.detector;
+                    self.structured
+                        .start(key, id, name, || detector.reserve_call_index(), out);
                 }
-                ProviderDelta::ToolCallEnd { key } => self
-                    .detector
-                    .structured_end(u64::from(key.0), &mut self.detected),
+                ProviderDelta::ToolCallArgs { key, fragment } => {
+                    self.structured.args(key, fragment, out)
+                }
+                ProviderDelta::ToolCallEnd { key } => self.structured.end(key, out),
                 ProviderDelta::ServerToolCall {
                     id,
                     name,
@@ -189,12 +175,15 @@ impl RouteSession {
                     });
                 }
                 ProviderDelta::Usage(usage) => out.push(RouteEvent::Usage { usage }),
-                ProviderDelta::Error { kind, message } => {
+                ProviderDelta::Error { .. } => {
+                    self.status.push(&delta);
                     self.drain_detected(out);
-                    out.push(RouteEvent::ProviderError { kind, message });
+                    if let ProviderDelta::Error { kind, message } = delta {
+                        out.push(RouteEvent::ProviderError { kind, message });
+                    }
                 }
                 // The stop is reported once, by `finish`, after the normalisation rules.
-                ProviderDelta::Finish { .. } => {}
+                ProviderDelta::Finish { .. } => self.status.push(&delta),
                 other => tracing::debug!(?other, "provider delta the router does not use"),
             }
             self.drain_detected(out);

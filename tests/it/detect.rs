@@ -1,16 +1,16 @@
 //! The detector end to end: the `toolrouter parse` command, and the shared
-//! recorded provider streams replayed through the structured-call entry points.
+//! recorded provider streams replayed through the router's session.
 
 #![allow(clippy::unwrap_used)]
 
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolrouter::detect::{DetectConfig, StreamDetector};
-use toolrouter::{DetectEvent, ToolCatalog, WireFormat};
+use toolrouter::detect::DetectConfig;
+use toolrouter::providers::find_profile;
+use toolrouter::{RouteSession, ToolCatalog, TurnOutcome};
 
 use crate::support;
 
@@ -126,97 +126,25 @@ fn parse_event_lines_and_format_selection() {
     assert!(stderr.contains("line 1"), "{stderr}");
 }
 
-/// Replays an SSE fixture (OpenAI Chat or Anthropic Messages) through the
-/// detector's text and structured entry points.
+/// Replays a recorded provider stream through the router's session, where the
+/// provider's structured calls and the detector's text calls share one event
+/// model (the detector parses text only).
 fn replay(name: &str) -> (String, Vec<Value>) {
     let path = support::shared_dir().join("fixtures/streams").join(name);
-    let raw = std::fs::read_to_string(&path).unwrap();
-    let mut detector = StreamDetector::new(Arc::new(ToolCatalog::new()), DetectConfig::default());
+    let raw = std::fs::read(&path).unwrap();
+    let wire = find_profile(name.split('.').next().unwrap()).unwrap().wire;
+    let mut session =
+        RouteSession::new(wire, Arc::new(ToolCatalog::new()), DetectConfig::default());
     let mut events = Vec::new();
-    let mut open: BTreeSet<u64> = BTreeSet::new();
-    for line in raw.lines() {
-        let Some(data) = line.strip_prefix("data:") else {
-            continue;
-        };
-        let Ok(v) = serde_json::from_str::<Value>(data.trim()) else {
-            continue;
-        };
-        if name.starts_with("anthropic") {
-            let index = v["index"].as_u64().unwrap_or(0);
-            match v["type"].as_str() {
-                Some("content_block_start") if v["content_block"]["type"] == "tool_use" => {
-                    let block = &v["content_block"];
-                    detector.structured_start(
-                        index,
-                        block["id"].as_str(),
-                        block["name"].as_str().unwrap(),
-                        WireFormat::Anthropic,
-                        &mut events,
-                    );
-                    open.insert(index);
-                }
-                Some("content_block_delta") => match v["delta"]["type"].as_str() {
-                    Some("text_delta") => {
-                        detector.feed(v["delta"]["text"].as_str().unwrap(), &mut events)
-                    }
-                    Some("input_json_delta") => detector.structured_args(
-                        index,
-                        v["delta"]["partial_json"].as_str().unwrap(),
-                        &mut events,
-                    ),
-                    _ => {}
-                },
-                Some("content_block_stop") if open.remove(&index) => {
-                    detector.structured_end(index, &mut events)
-                }
-                _ => {}
-            }
-        } else {
-            let Some(choice) = v["choices"].get(0) else {
-                continue;
-            };
-            let delta = &choice["delta"];
-            if let Some(text) = delta["content"].as_str() {
-                detector.feed(text, &mut events);
-            }
-            for tc in delta["tool_calls"].as_array().into_iter().flatten() {
-                let index = tc["index"].as_u64().unwrap_or(0);
-                if let Some(fname) = tc["function"]["name"].as_str().filter(|n| !n.is_empty())
-                    && !open.contains(&index)
-                {
-                    detector.structured_start(
-                        index,
-                        tc["id"].as_str(),
-                        fname,
-                        WireFormat::OpenAiChat,
-                        &mut events,
-                    );
-                    open.insert(index);
-                }
-                if let Some(args) = tc["function"]["arguments"].as_str() {
-                    detector.structured_args(index, args, &mut events);
-                }
-            }
-            if !choice["finish_reason"].is_null() {
-                for index in std::mem::take(&mut open) {
-                    detector.structured_end(index, &mut events);
-                }
-            }
-        }
-    }
-    detector.finish(&mut events);
-    let mut text = String::new();
-    let mut calls = Vec::new();
-    for e in events {
-        match e {
-            DetectEvent::Text { text: t } => text.push_str(&t),
-            DetectEvent::CallEnd { call, .. } => {
-                calls.push(json!({"id": call.id, "name": call.name, "arguments": call.arguments}))
-            }
-            _ => {}
-        }
-    }
-    (text, calls)
+    session.feed(&raw, &mut events);
+    session.finish(&mut events);
+    let outcome = TurnOutcome::from_events(wire, &events);
+    let calls = outcome
+        .tool_calls()
+        .into_iter()
+        .map(|call| json!({"id": call.id, "name": call.name, "arguments": call.arguments}))
+        .collect();
+    (outcome.text, calls)
 }
 
 #[test]

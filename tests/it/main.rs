@@ -5,6 +5,7 @@ mod chat;
 mod convert;
 mod detect;
 mod dialect_vectors;
+mod differential;
 mod exec;
 mod gateway;
 mod gateway_e2e;

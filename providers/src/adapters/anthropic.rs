@@ -6,8 +6,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
-use super::{KeyAlloc, error_message, str_field, take_str};
-use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
+use super::stream_end::StreamEnd;
+use super::{KeyAlloc, error_message, messages_stop_reason, str_field, take_str};
+use crate::delta::{CallKey, ProviderDelta, StopReason, Usage, as_u64};
 
 /// What an open content block is.
 #[derive(Debug)]
@@ -37,9 +38,8 @@ enum Block {
 pub(crate) struct AnthropicFrames {
     keys: KeyAlloc,
     blocks: Vec<(u64, Block)>,
-    finished: bool,
+    end: StreamEnd,
     stopped: bool,
-    errored: bool,
 }
 
 /// An event, read with a typed skeleton: the `message` envelope of `message_start`
@@ -114,15 +114,15 @@ impl FrameHandler for AnthropicFrames {
                 }
                 let reason = ev.delta.and_then(|d| take_str(d.stop_reason));
                 if let Some(reason) = reason.as_deref()
-                    && !self.finished
+                    && !self.end.finished
                 {
-                    self.finished = true;
+                    self.end.finished = true;
                     out.push(ProviderDelta::finish(stop_reason(reason), reason));
                 }
             }
             "message_stop" => self.stopped = true,
             "error" => {
-                self.errored = true;
+                self.end.errored = true;
                 let msg = ev
                     .error
                     .as_ref()
@@ -135,16 +135,12 @@ impl FrameHandler for AnthropicFrames {
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: if self.stopped {
-                    "message stopped without a stop reason".to_owned()
-                } else {
-                    "stream ended before message_stop".to_owned()
-                },
-            });
-        }
+        let message = if self.stopped {
+            "message stopped without a stop reason"
+        } else {
+            "stream ended before message_stop"
+        };
+        self.end.report_cut(message, out);
     }
 }
 
@@ -277,15 +273,11 @@ impl AnthropicFrames {
 }
 
 fn stop_reason(reason: &str) -> StopReason {
-    match reason {
-        "end_turn" => StopReason::EndTurn,
-        "tool_use" => StopReason::ToolUse,
-        "max_tokens" | "model_context_window_exceeded" => StopReason::MaxTokens,
-        "stop_sequence" => StopReason::StopSequence,
+    messages_stop_reason(reason).unwrap_or(match reason {
         "pause_turn" => StopReason::PauseTurn,
         "refusal" => StopReason::Refusal,
         _ => StopReason::EndTurn,
-    }
+    })
 }
 
 fn usage_of(usage: &Value) -> Usage {

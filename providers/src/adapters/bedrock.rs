@@ -13,8 +13,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, dispatch_line, parse_frame};
-use super::{AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, str_field, take_str};
-use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
+use super::stream_end::StreamEnd;
+use super::{
+    AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, messages_stop_reason, str_field,
+    take_str,
+};
+use crate::delta::{CallKey, ProviderDelta, StopReason, Usage, as_u64};
 use crate::error::AdapterError;
 use crate::framing::eventstream::{EventStreamDecoder, Frame, SkippedFrame};
 use crate::framing::lines::LineSplitter;
@@ -43,8 +47,7 @@ pub(crate) struct BedrockAdapter {
 pub(crate) struct BedrockEvents {
     keys: KeyAlloc,
     open_calls: Vec<(u64, CallKey)>,
-    finished: bool,
-    errored: bool,
+    end: StreamEnd,
 }
 
 impl BedrockAdapter {
@@ -220,12 +223,7 @@ impl FrameHandler for BedrockEvents {
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before messageStop".to_owned(),
-            });
-        }
+        self.end.report_cut("stream ended before messageStop", out);
     }
 }
 
@@ -244,7 +242,7 @@ impl BedrockEvents {
         let h = &frame.headers;
         match h.message_type.unwrap_or("event") {
             "error" => {
-                self.errored = true;
+                self.end.errored = true;
                 let msg = h
                     .error_message
                     .or(h.error_code)
@@ -331,8 +329,8 @@ impl BedrockEvents {
                     out.push(ProviderDelta::ToolCallEnd { key });
                 }
             }
-            "messageStop" if !self.finished => {
-                self.finished = true;
+            "messageStop" if !self.end.finished => {
+                self.end.finished = true;
                 let reason = match &body.stop_reason {
                     Some(Value::String(r)) if !r.is_empty() => r.as_str(),
                     _ => "end_turn",
@@ -356,7 +354,7 @@ impl BedrockEvents {
     }
 
     fn on_exception(&mut self, name: &str, message: Option<&Value>, out: &mut Vec<ProviderDelta>) {
-        self.errored = true;
+        self.end.errored = true;
         let msg = match message {
             Some(m) => error_message(m),
             None => name.to_owned(),
@@ -366,12 +364,8 @@ impl BedrockEvents {
 }
 
 fn stop_reason(reason: &str) -> StopReason {
-    match reason {
-        "end_turn" => StopReason::EndTurn,
-        "tool_use" => StopReason::ToolUse,
-        "max_tokens" | "model_context_window_exceeded" => StopReason::MaxTokens,
-        "stop_sequence" => StopReason::StopSequence,
+    messages_stop_reason(reason).unwrap_or(match reason {
         "guardrail_intervened" | "content_filtered" => StopReason::ContentFilter,
         _ => StopReason::EndTurn,
-    }
+    })
 }

@@ -57,3 +57,16 @@ pub(crate) fn take_str(v: Option<serde_json::Value>) -> Option<String> {
         _ => None,
     }
 }
+
+/// The stop words Anthropic Messages and Bedrock Converse share; `None` for the
+/// rest, which each wire maps on its own.
+pub(crate) fn messages_stop_reason(reason: &str) -> Option<crate::delta::StopReason> {
+    use crate::delta::StopReason;
+    Some(match reason {
+        "end_turn" => StopReason::EndTurn,
+        "tool_use" => StopReason::ToolUse,
+        "max_tokens" | "model_context_window_exceeded" => StopReason::MaxTokens,
+        "stop_sequence" => StopReason::StopSequence,
+        _ => return None,
+    })
+}

@@ -5,8 +5,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::driver::{FrameHandler, bad_json_message};
+use super::stream_end::StreamEnd;
 use super::{KeyAlloc, error_message, str_field, take_str};
-use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64, object_text};
+use crate::delta::{CallKey, ProviderDelta, StopReason, Usage, as_u64, object_text};
 
 /// A Vertex call whose arguments arrive as `partialArgs` (`willContinue: true`).
 #[derive(Debug)]
@@ -20,8 +21,7 @@ struct StreamedCall {
 pub(crate) struct GeminiFrames {
     keys: KeyAlloc,
     streamed: Option<StreamedCall>,
-    finished: bool,
-    errored: bool,
+    end: StreamEnd,
 }
 
 /// A `GenerateContentResponse`, read with a typed skeleton: the envelope
@@ -100,19 +100,15 @@ impl FrameHandler for GeminiFrames {
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
         self.abandon_streamed(out);
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before a finishReason".to_owned(),
-            });
-        }
+        self.end
+            .report_cut("stream ended before a finishReason", out);
     }
 }
 
 impl GeminiFrames {
     fn on_response(&mut self, response: ResponseIn, out: &mut Vec<ProviderDelta>) {
         if let Some(err) = response.error.filter(|e| !e.is_null()) {
-            self.errored = true;
+            self.end.errored = true;
             self.abandon_streamed(out);
             out.push(ProviderDelta::provider_error(error_message(&err)));
             return;
@@ -231,8 +227,8 @@ impl GeminiFrames {
     }
 
     fn on_finish(&mut self, stop: StopReason, raw: &str, out: &mut Vec<ProviderDelta>) {
-        if !self.finished {
-            self.finished = true;
+        if !self.end.finished {
+            self.end.finished = true;
             out.push(ProviderDelta::finish(stop, raw));
         }
     }

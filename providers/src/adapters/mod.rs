@@ -9,7 +9,10 @@ mod json_close;
 mod ollama;
 mod openai_chat;
 mod openai_responses;
+mod stream_end;
 mod wire;
 
-pub(crate) use fields::{KeyAlloc, args_text, error_message, id_field, str_field, take_str};
+pub(crate) use fields::{
+    KeyAlloc, args_text, error_message, id_field, messages_stop_reason, str_field, take_str,
+};
 pub use wire::{AdapterConfig, Wire, WireAdapter};

@@ -4,15 +4,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
+use super::stream_end::StreamEnd;
 use super::{KeyAlloc, args_text, error_message, id_field, str_field, take_str};
-use crate::delta::{ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
+use crate::delta::{ProviderDelta, StopReason, Usage, as_u64};
 
 /// Frame handler for `/api/chat` lines.
 #[derive(Debug, Default)]
 pub(crate) struct OllamaFrames {
     keys: KeyAlloc,
-    finished: bool,
-    errored: bool,
+    end: StreamEnd,
 }
 
 /// A line, read with a typed skeleton (`model`, `created_at` and the durations are
@@ -52,19 +52,14 @@ impl FrameHandler for OllamaFrames {
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before a done line".to_owned(),
-            });
-        }
+        self.end.report_cut("stream ended before a done line", out);
     }
 }
 
 impl OllamaFrames {
     fn on_line(&mut self, line: LineIn, out: &mut Vec<ProviderDelta>) {
         if let Some(err) = line.error.filter(|e| !e.is_null()) {
-            self.errored = true;
+            self.end.errored = true;
             out.push(ProviderDelta::provider_error(error_message(&err)));
             return;
         }
@@ -95,8 +90,8 @@ impl OllamaFrames {
                 }
             }
         }
-        if line.done.as_ref().and_then(Value::as_bool) == Some(true) && !self.finished {
-            self.finished = true;
+        if line.done.as_ref().and_then(Value::as_bool) == Some(true) && !self.end.finished {
+            self.end.finished = true;
             out.push(ProviderDelta::Usage(Usage {
                 input_tokens: as_u64(line.prompt_eval_count.as_ref()),
                 output_tokens: as_u64(line.eval_count.as_ref()),

@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
 use super::json_close::JsonCloseTracker;
+use super::stream_end::StreamEnd;
 use super::{KeyAlloc, error_message, str_field, take_str};
-use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
+use crate::delta::{CallKey, ProviderDelta, StopReason, Usage, as_u64};
 
 /// The wire index used for the legacy `function_call` (it has none).
 const LEGACY_INDEX: i64 = -1;
@@ -44,8 +45,7 @@ pub(crate) struct OpenAiChatFrames {
     /// Every slot before this one has ended.
     first_open: usize,
     last_slot: Option<usize>,
-    finished: bool,
-    errored: bool,
+    end: StreamEnd,
 }
 
 /// A chunk, read with a typed skeleton so that the envelope (`id`, `model`,
@@ -110,10 +110,10 @@ struct FunctionIn {
 impl FrameHandler for OpenAiChatFrames {
     fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
         if data == b"[DONE]" {
-            if !self.finished && !self.errored {
+            if !self.end.finished && !self.end.errored {
                 // A server that never sent a finish_reason but closed properly.
                 self.end_open_calls(out);
-                self.finished = true;
+                self.end.finished = true;
                 out.push(ProviderDelta::finish(StopReason::EndTurn, "[DONE]"));
             }
             return;
@@ -122,7 +122,7 @@ impl FrameHandler for OpenAiChatFrames {
             return;
         };
         if let Some(err) = chunk.error.filter(|e| !e.is_null()) {
-            self.errored = true;
+            self.end.errored = true;
             out.push(ProviderDelta::provider_error(error_message(&err)));
         }
         for choice in chunk.choices.into_iter().flatten() {
@@ -141,12 +141,8 @@ impl FrameHandler for OpenAiChatFrames {
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before a finish reason".to_owned(),
-            });
-        }
+        self.end
+            .report_cut("stream ended before a finish reason", out);
     }
 }
 
@@ -322,10 +318,10 @@ impl OpenAiChatFrames {
     }
 
     fn on_finish(&mut self, reason: &str, out: &mut Vec<ProviderDelta>) {
-        if self.finished {
+        if self.end.finished {
             return;
         }
-        self.finished = true;
+        self.end.finished = true;
         let stop = match reason {
             "stop" => StopReason::EndTurn,
             "tool_calls" | "function_call" => StopReason::ToolUse,

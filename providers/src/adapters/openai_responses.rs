@@ -6,8 +6,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::driver::{FrameHandler, parse_frame};
+use super::stream_end::StreamEnd;
 use super::{KeyAlloc, args_text, error_message, str_field};
-use crate::delta::{CallKey, ErrorKind, ProviderDelta, StopReason, Usage, as_u64};
+use crate::delta::{CallKey, ProviderDelta, StopReason, Usage, as_u64};
 
 /// A function call item, found again by its `output_index` or `item_id`.
 #[derive(Debug)]
@@ -24,8 +25,7 @@ struct CallItem {
 pub(crate) struct ResponsesFrames {
     keys: KeyAlloc,
     calls: Vec<CallItem>,
-    finished: bool,
-    errored: bool,
+    end: StreamEnd,
 }
 
 /// An event, read with a typed skeleton: the `response` snapshot carried by
@@ -74,12 +74,8 @@ impl FrameHandler for ResponsesFrames {
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        if !self.finished && !self.errored {
-            out.push(ProviderDelta::Error {
-                kind: ErrorKind::Truncated,
-                message: "stream ended before response.completed".to_owned(),
-            });
-        }
+        self.end
+            .report_cut("stream ended before response.completed", out);
     }
 }
 
@@ -149,7 +145,7 @@ impl ResponsesFrames {
                 self.on_response_end(ev, stop, out);
             }
             "response.failed" => {
-                if !self.errored {
+                if !self.end.errored {
                     let msg = ev
                         .response
                         .as_ref()
@@ -157,13 +153,13 @@ impl ResponsesFrames {
                         .filter(|e| !e.is_null())
                         .map(error_message)
                         .unwrap_or_else(|| "response failed".to_owned());
-                    self.errored = true;
+                    self.end.errored = true;
                     out.push(ProviderDelta::provider_error(msg));
                 }
                 self.on_response_end(ev, StopReason::Error, out);
             }
             "error" => {
-                self.errored = true;
+                self.end.errored = true;
                 let msg = match ev.error.as_ref().filter(|e| !e.is_null()) {
                     Some(e) => error_message(e),
                     None => leaf_str(&ev.message).unwrap_or("provider error").to_owned(),
@@ -250,10 +246,10 @@ impl ResponsesFrames {
         stop: StopReason,
         out: &mut Vec<ProviderDelta>,
     ) {
-        if self.finished {
+        if self.end.finished {
             return;
         }
-        self.finished = true;
+        self.end.finished = true;
         let response = ev.response.as_ref();
         if let Some(usage) = response
             .and_then(|r| r.usage.as_ref())

@@ -130,3 +130,28 @@ fn declare_dispatches_per_dialect() {
     let prompt = Dialect::XmlText.declare(&tools).value;
     assert!(prompt.as_str().unwrap().contains("### read_file"));
 }
+
+#[test]
+fn a_wire_knows_its_dialect_and_its_call_format() {
+    use toolrouter_providers::Wire;
+    for (wire, dialect, format) in [
+        (
+            Wire::OpenAiChat,
+            Dialect::OpenAiChat,
+            WireFormat::OpenAiChat,
+        ),
+        (
+            Wire::OpenAiResponses,
+            Dialect::OpenAiResponses,
+            WireFormat::OpenAiResponses,
+        ),
+        (Wire::Anthropic, Dialect::Anthropic, WireFormat::Anthropic),
+        (Wire::Gemini, Dialect::Gemini, WireFormat::Gemini),
+        (Wire::Ollama, Dialect::Ollama, WireFormat::Ollama),
+        (Wire::Bedrock, Dialect::Bedrock, WireFormat::Bedrock),
+    ] {
+        assert_eq!(Dialect::from(wire), dialect);
+        assert_eq!(Dialect::format_for_wire(wire), format);
+        assert_eq!(Dialect::for_format(format), dialect);
+    }
+}

@@ -80,35 +80,6 @@ fn drain_into_moves_the_events_and_empties_the_batch() {
 }
 
 #[test]
-fn structured_calls_reach_a_batch_like_a_vec() {
-    let run = |batch: &mut EventBatch, vec: &mut Vec<DetectEvent>| {
-        let mut a = StreamDetector::new(catalog(), DetectConfig::default());
-        let mut b = StreamDetector::new(catalog(), DetectConfig::default());
-        a.structured_start(7, Some("call_x"), "ls", WireFormat::OpenAiChat, batch);
-        b.structured_start(7, Some("call_x"), "ls", WireFormat::OpenAiChat, vec);
-        for piece in ["{\"a\"", ":1}"] {
-            a.structured_args(7, piece, batch);
-            b.structured_args(7, piece, vec);
-        }
-        a.structured_start(8, Some("call_y"), "nope", WireFormat::Anthropic, batch);
-        b.structured_start(8, Some("call_y"), "nope", WireFormat::Anthropic, vec);
-        a.structured_args(8, "[1]", batch);
-        b.structured_args(8, "[1]", vec);
-        a.structured_end(7, batch);
-        b.structured_end(7, vec);
-        a.finish(batch);
-        b.finish(vec);
-    };
-    let (mut batch, mut vec) = (EventBatch::new(), Vec::new());
-    run(&mut batch, &mut vec);
-    assert_eq!(owned(&batch), vec);
-    // Two pieces of one call through separate calls: two events, as in a Vec.
-    assert_eq!(vec[1], args(0, "{\"a\""));
-    assert_eq!(vec[2], args(0, ":1}"));
-    assert!(matches!(&vec[vec.len() - 1], DetectEvent::Malformed { .. }));
-}
-
-#[test]
 fn every_event_survives_a_trip_through_its_view() {
     let call = ToolCall::new(
         "id1".to_owned(),

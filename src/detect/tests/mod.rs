@@ -8,7 +8,6 @@ mod formats;
 mod props;
 mod reasoning;
 mod regress;
-mod structured;
 
 use std::sync::Arc;
 

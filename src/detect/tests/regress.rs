@@ -87,26 +87,6 @@ fn fuzz_crash_5_arguments_of_non_json_whitespace() {
     assert_eq!(out.calls[0].1, serde_json::json!({}));
 }
 
-#[test]
-fn structured_arguments_of_non_json_whitespace_are_invalid() {
-    let mut detector = StreamDetector::new(catalog(), DetectConfig::default());
-    let mut events = Vec::new();
-    detector.structured_start(0, Some("call_1"), "ls", WireFormat::OpenAiChat, &mut events);
-    detector.structured_args(0, "\u{b}", &mut events);
-    detector.structured_end(0, &mut events);
-    let out = outcome(&events);
-    assert!(out.calls.is_empty());
-    assert_eq!(out.malformed, [DiagnosticKind::Invalid]);
-
-    let mut events = Vec::new();
-    detector.structured_start(1, Some("call_2"), "ls", WireFormat::OpenAiChat, &mut events);
-    detector.structured_args(1, " \n", &mut events);
-    detector.structured_end(1, &mut events);
-    let out = outcome(&events);
-    assert_eq!(out.calls.len(), 1, "JSON whitespace means no arguments");
-    assert_eq!(out.deltas, [" \n{}"]);
-}
-
 /// Found by the json_tool_use fuzz target in the same 10-minute runs, before the
 /// fix above.
 #[test]

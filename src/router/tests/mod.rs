@@ -1,6 +1,8 @@
 //! Router tests: provider bytes with structured and text-embedded calls in,
 //! one event model, executed results and follow-up messages out.
 
+mod structured;
+
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -10,11 +12,13 @@ use toolrouter_providers::{StopReason, Wire};
 
 use super::*;
 use crate::convert::Dialect;
-use crate::core::WireFormat;
-use crate::hub::Hub;
+use crate::core::{DetectEvent, WireFormat};
+use crate::exec::{Executor, ExecutorConfig};
+use crate::registry::ToolRegistry;
 
-fn hub_with_echo() -> Hub {
-    let hub = Hub::new();
+/// A router over a registry of two echo tools (the router needs no hub).
+fn echo_router() -> Router {
+    let registry = Arc::new(ToolRegistry::new());
     let schema = json!({
         "type": "object",
         "properties": {"city": {"type": "string"}, "n": {"type": "integer"}}
@@ -25,7 +29,7 @@ fn hub_with_echo() -> Hub {
             "test tool",
             Arc::new(schema.as_object().cloned().expect("object")),
         );
-        hub.registry()
+        registry
             .register_fn(def, move |args, _ctx| async move {
                 Ok(CallToolResult::success(vec![ContentBlock::text(format!(
                     "{name}:{}",
@@ -34,7 +38,7 @@ fn hub_with_echo() -> Hub {
             })
             .expect("register");
     }
-    hub
+    Router::new(Executor::new(registry, ExecutorConfig::default()))
 }
 
 /// An OpenAI Chat stream: text that carries a Hermes call, then a structured call.
@@ -68,8 +72,8 @@ fn openai_stream() -> String {
     s
 }
 
-fn session_events(hub: &Hub, bytes: &[u8], chunk: usize) -> Vec<RouteEvent> {
-    let mut session = hub.router().session(Wire::OpenAiChat);
+fn session_events(router: &Router, bytes: &[u8], chunk: usize) -> Vec<RouteEvent> {
+    let mut session = router.session(Wire::OpenAiChat);
     let mut events = Vec::new();
     for piece in bytes.chunks(chunk) {
         session.feed(piece, &mut events);
@@ -80,9 +84,9 @@ fn session_events(hub: &Hub, bytes: &[u8], chunk: usize) -> Vec<RouteEvent> {
 
 #[test]
 fn text_and_structured_calls_share_one_event_model() {
-    let hub = hub_with_echo();
-    let events = session_events(&hub, openai_stream().as_bytes(), 4096);
-    let outcome = TurnOutcome::from_events(&events);
+    let router = echo_router();
+    let events = session_events(&router, openai_stream().as_bytes(), 4096);
+    let outcome = TurnOutcome::from_events(Wire::OpenAiChat, &events);
     // The spaces on either side of the call touch real text, so both stay text.
     assert_eq!(outcome.text, "Checking.  Done.");
     let calls = outcome.tool_calls();
@@ -99,7 +103,9 @@ fn text_and_structured_calls_share_one_event_model() {
     let starts: Vec<(usize, String)> = events
         .iter()
         .filter_map(|e| match e {
-            RouteEvent::CallStart { index, name, .. } => Some((*index, name.clone())),
+            RouteEvent::Detect(DetectEvent::CallStart { index, name, .. }) => {
+                Some((*index, name.clone()))
+            }
             _ => None,
         })
         .collect();
@@ -111,11 +117,17 @@ fn text_and_structured_calls_share_one_event_model() {
 
 #[test]
 fn any_split_gives_the_same_turn() {
-    let hub = hub_with_echo();
+    let router = echo_router();
     let bytes = openai_stream();
-    let whole = TurnOutcome::from_events(&session_events(&hub, bytes.as_bytes(), usize::MAX));
+    let whole = TurnOutcome::from_events(
+        Wire::OpenAiChat,
+        &session_events(&router, bytes.as_bytes(), usize::MAX),
+    );
     for chunk in [1, 2, 3, 7, 64] {
-        let split = TurnOutcome::from_events(&session_events(&hub, bytes.as_bytes(), chunk));
+        let split = TurnOutcome::from_events(
+            Wire::OpenAiChat,
+            &session_events(&router, bytes.as_bytes(), chunk),
+        );
         assert_eq!(split.text, whole.text, "chunk {chunk}");
         assert_eq!(split.stop, whole.stop, "chunk {chunk}");
         let names = |o: &TurnOutcome| {
@@ -130,13 +142,16 @@ fn any_split_gives_the_same_turn() {
 
 #[test]
 fn a_natural_stop_after_a_text_call_is_tool_use() {
-    let hub = hub_with_echo();
+    let router = echo_router();
     let stream = concat!(
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"<tool_call>{\\\"name\\\":\\\"get_time\\\",\\\"arguments\\\":{}}</tool_call>\"},\"finish_reason\":null}]}\n\n",
         "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
         "data: [DONE]\n\n"
     );
-    let outcome = TurnOutcome::from_events(&session_events(&hub, stream.as_bytes(), 5));
+    let outcome = TurnOutcome::from_events(
+        Wire::OpenAiChat,
+        &session_events(&router, stream.as_bytes(), 5),
+    );
     assert_eq!(outcome.calls.len(), 1);
     assert_eq!(outcome.stop, StopReason::ToolUse);
     assert_eq!(outcome.text, "");
@@ -144,13 +159,11 @@ fn a_natural_stop_after_a_text_call_is_tool_use() {
 
 #[tokio::test]
 async fn the_router_runs_calls_and_collects_results_in_call_order() {
-    let hub = hub_with_echo();
+    let router = echo_router();
     let bytes = openai_stream().into_bytes();
     let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
         bytes.chunks(9).map(|c| Ok(c.to_vec())).collect();
-    let mut stream = hub
-        .router()
-        .route(Wire::OpenAiChat, futures::stream::iter(pieces));
+    let mut stream = router.route(Wire::OpenAiChat, futures::stream::iter(pieces));
     let mut events = Vec::new();
     while let Some(event) = stream.next().await {
         events.push(event);
@@ -160,11 +173,11 @@ async fn the_router_runs_calls_and_collects_results_in_call_order() {
         if let RouteEvent::ToolResult { id, .. } = event {
             let ended_before = events[..pos]
                 .iter()
-                .any(|e| matches!(e, RouteEvent::CallEnd { call, .. } if &call.id == id));
+                .any(|e| matches!(e, RouteEvent::Detect(DetectEvent::CallEnd { call, .. }) if &call.id == id));
             assert!(ended_before, "result before its call: {id}");
         }
     }
-    let outcome = TurnOutcome::from_events(&events);
+    let outcome = TurnOutcome::from_events(Wire::OpenAiChat, &events);
     let texts: Vec<String> = outcome
         .calls
         .iter()
@@ -190,14 +203,13 @@ async fn the_router_runs_calls_and_collects_results_in_call_order() {
 
 #[tokio::test]
 async fn an_unknown_structured_call_gets_an_error_result() {
-    let hub = hub_with_echo();
+    let router = echo_router();
     let stream = concat!(
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_Z\",\"type\":\"function\",\"function\":{\"name\":\"get_wether\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
         "data: [DONE]\n\n"
     );
     let pieces = vec![Ok::<_, std::io::Error>(stream.as_bytes().to_vec())];
-    let outcome = hub
-        .router()
+    let outcome = router
         .route_to_end(Wire::OpenAiChat, futures::stream::iter(pieces))
         .await;
     let result = outcome.calls[0].result.as_ref().expect("ran");
@@ -215,13 +227,13 @@ async fn an_unknown_structured_call_gets_an_error_result() {
 
 #[tokio::test]
 async fn follow_up_messages_carry_the_calls_and_results_in_the_dialect() {
-    let hub = hub_with_echo();
+    let router = echo_router();
     let pieces = vec![Ok::<_, std::io::Error>(openai_stream().into_bytes())];
-    let outcome = hub
-        .router()
+    let outcome = router
         .route_to_end(Wire::OpenAiChat, futures::stream::iter(pieces))
         .await;
-    let messages = outcome.follow_up(Dialect::OpenAiChat);
+    let messages = outcome.follow_up();
+    assert_eq!(messages, outcome.follow_up_in(Dialect::OpenAiChat));
     assert_eq!(messages.len(), 3, "{messages:?}");
     assert_eq!(messages[0]["role"], "assistant");
     assert_eq!(messages[0]["content"], "Checking.  Done.");
@@ -237,7 +249,7 @@ async fn follow_up_messages_carry_the_calls_and_results_in_the_dialect() {
 
 #[test]
 fn markup_in_thinking_text_is_never_a_call() {
-    let hub = hub_with_echo();
+    let router = echo_router();
     let call = r#"<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>"#;
     let stream = format!(
         concat!(
@@ -258,13 +270,13 @@ fn markup_in_thinking_text_is_never_a_call() {
         ),
         call = call
     );
-    let mut session = hub.router().session(Wire::Anthropic);
+    let mut session = router.session(Wire::Anthropic);
     let mut events = Vec::new();
     for piece in stream.as_bytes().chunks(11) {
         session.feed(piece, &mut events);
     }
     session.finish(&mut events);
-    let outcome = TurnOutcome::from_events(&events);
+    let outcome = TurnOutcome::from_events(Wire::Anthropic, &events);
     assert!(outcome.calls.is_empty(), "{:?}", outcome.calls);
     assert_eq!(outcome.text, "No call needed.");
     assert_eq!(
@@ -272,4 +284,23 @@ fn markup_in_thinking_text_is_never_a_call() {
         r#"maybe <tool_call>{"name":"get_time","arguments":{}}</tool_call>"#
     );
     assert_eq!(outcome.stop, StopReason::EndTurn);
+}
+
+#[test]
+fn detect_events_serialise_as_the_detect_event_itself() {
+    let start = RouteEvent::from(DetectEvent::CallStart {
+        index: 0,
+        id: "call_1".into(),
+        name: "ls".into(),
+        format: WireFormat::OpenAiChat,
+    });
+    assert_eq!(
+        serde_json::to_string(&start).expect("json"),
+        r#"{"type":"call_start","index":0,"id":"call_1","name":"ls","format":"open_ai_chat"}"#
+    );
+    let text = RouteEvent::from(DetectEvent::Text { text: "hi".into() });
+    assert_eq!(
+        serde_json::to_string(&text).expect("json"),
+        r#"{"type":"text","text":"hi"}"#
+    );
 }
