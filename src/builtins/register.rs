@@ -14,8 +14,8 @@ use super::expr::{self, MAX_EXPRESSION_CHARS};
 use super::files::{self, LineRange, ListRequest, ReadLimits};
 use super::search::{self, SearchRequest};
 use super::workspace::Workspace;
-use crate::context::ToolContext;
 use crate::core::JsonObject;
+use crate::registry::ToolContext;
 use crate::registry::{RegisteredTool, RegistryError, ToolError, ToolRegistry};
 
 /// The names of every built-in tool, in registration order.

@@ -12,8 +12,8 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::error::ExecError;
-use crate::context::ToolContext;
 use crate::core::{JsonObject, ToolCall};
+use crate::registry::ToolContext;
 use crate::registry::{RegisteredTool, ToolRegistry};
 
 /// Limits the executor applies to every call.

@@ -14,8 +14,8 @@ use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
 
 use super::supervisor::UpstreamShared;
-use crate::context::ToolContext;
 use crate::core::JsonObject;
+use crate::registry::ToolContext;
 use crate::registry::{ToolError, ToolHandler};
 
 /// Forwards calls of one upstream tool.

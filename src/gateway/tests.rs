@@ -10,8 +10,8 @@ use serde_json::json;
 
 use super::admit::{AdmitRules, admit_tools};
 use super::*;
-use crate::context::ToolContext;
 use crate::core::JsonObject;
+use crate::registry::ToolContext;
 use crate::registry::{ToolError, ToolHandler, ToolSource, validate_tool_name};
 
 // ---- configuration ----

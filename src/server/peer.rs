@@ -16,7 +16,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::mpsc;
 
-use crate::context::ClientPeer;
+use crate::registry::ClientPeer;
 use crate::registry::ToolError;
 
 /// The log threshold a client chose with `logging/setLevel`, shared by the

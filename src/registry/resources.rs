@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 use tokio::sync::broadcast;
 
-use crate::registry::ToolError;
+use super::error::ToolError;
 
 /// The variables a template matched (`{id}` -> `"123"`).
 pub type UriVariables = HashMap<String, String>;
