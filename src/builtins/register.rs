@@ -15,8 +15,7 @@ use super::files::{self, LineRange, ListRequest, ReadLimits};
 use super::search::{self, SearchRequest};
 use super::workspace::Workspace;
 use crate::core::JsonObject;
-use crate::registry::ToolContext;
-use crate::registry::{RegisteredTool, RegistryError, ToolError, ToolRegistry};
+use crate::registry::{RegisteredTool, RegistryError, ToolContext, ToolError, ToolRegistry};
 
 /// The names of every built-in tool, in registration order.
 pub const BUILTIN_TOOL_NAMES: [&str; 5] = [

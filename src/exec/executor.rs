@@ -13,8 +13,7 @@ use tracing::Instrument as _;
 
 use super::error::ExecError;
 use crate::core::{JsonObject, ToolCall};
-use crate::registry::ToolContext;
-use crate::registry::{RegisteredTool, ToolRegistry};
+use crate::registry::{RegisteredTool, ToolContext, ToolRegistry};
 
 /// Limits the executor applies to every call.
 #[derive(Debug, Clone)]

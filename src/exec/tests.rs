@@ -10,8 +10,7 @@ use serde_json::json;
 
 use super::{ExecError, Executor, ExecutorConfig};
 use crate::core::{JsonObject, ToolCall, WireFormat};
-use crate::registry::ToolContext;
-use crate::registry::{RegisteredTool, ToolError, ToolRegistry};
+use crate::registry::{RegisteredTool, ToolContext, ToolError, ToolRegistry};
 
 fn object(value: serde_json::Value) -> JsonObject {
     match value {

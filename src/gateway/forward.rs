@@ -13,7 +13,7 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
 
-use super::supervisor::UpstreamShared;
+use super::upstream::UpstreamShared;
 use crate::core::JsonObject;
 use crate::registry::ToolContext;
 use crate::registry::{ToolError, ToolHandler};

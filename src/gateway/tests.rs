@@ -11,8 +11,7 @@ use serde_json::json;
 use super::admit::{AdmitRules, admit_tools};
 use super::*;
 use crate::core::JsonObject;
-use crate::registry::ToolContext;
-use crate::registry::{ToolError, ToolHandler, ToolSource, validate_tool_name};
+use crate::registry::{ToolContext, ToolError, ToolHandler, ToolSource, validate_tool_name};
 
 // ---- configuration ----
 

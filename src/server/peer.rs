@@ -16,8 +16,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::mpsc;
 
-use crate::registry::ClientPeer;
-use crate::registry::ToolError;
+use crate::registry::{ClientPeer, ToolError};
 
 /// The log threshold a client chose with `logging/setLevel`, shared by the
 /// calls of one connection.
