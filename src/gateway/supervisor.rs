@@ -286,7 +286,7 @@ async fn run_connected(
                     quit = &mut waiting => return died(shared, quit),
                 };
                 let refusal = match listed {
-                    Ok(Ok(tools)) => match admit(&shared, tools) {
+                    Ok(Ok(tools)) => match admit(shared, tools) {
                         Ok((admitted, issues)) => {
                             shared.apply_tools(admitted, issues);
                             None

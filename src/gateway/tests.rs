@@ -268,6 +268,22 @@ fn config_errors_name_the_key() {
 }
 
 #[test]
+fn tables_are_objects_not_arrays() {
+    check_invalid(json_config("[]"), "(top level)", "expected an object");
+    check_invalid(
+        json_config(r#"{"mcpServers": {"a": ["x"]}}"#),
+        "mcpServers.a",
+        "expected an object with `command` or `url`",
+    );
+    check_invalid(toml_config("restart = []\n"), "restart", "expected a table");
+    check_invalid(
+        toml_config("[limits]\nmax_tools = 3\n"),
+        "limits.max_tools",
+        "unknown key (expected one of: max_description_chars, max_tools_per_upstream)",
+    );
+}
+
+#[test]
 fn syntax_and_read_errors_name_the_file() {
     let err = json_config("{\"mcpServers\": ").expect_err("truncated");
     assert!(
