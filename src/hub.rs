@@ -7,8 +7,7 @@ use rmcp::model::CallToolResult;
 
 use crate::core::ToolCall;
 use crate::exec::{Executor, ExecutorConfig};
-use crate::registry::ToolRegistry;
-use crate::server::{PromptRegistry, ResourceRegistry};
+use crate::registry::{PromptRegistry, ResourceRegistry, ToolRegistry};
 
 /// The process-wide or embedded tool hub. Cheap to clone: clones share state.
 #[derive(Debug, Clone)]

@@ -3,7 +3,6 @@
 
 pub mod builtins;
 pub mod chat;
-mod context;
 pub mod convert;
 pub mod core;
 pub mod detect;
@@ -21,20 +20,20 @@ pub use crate::core::{
 pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_builtins};
 /// The string type of event text and argument fragments (`compact_str`).
 pub use compact_str::CompactString;
-pub use context::{ClientPeer, Elicitation, ToolContext};
 pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
 pub use detect::{DetectConfig, StreamDetector, detect_all};
 pub use exec::{ExecError, Executor, ExecutorConfig};
 pub use gateway::{Gateway, GatewayConfig, UpstreamConfig, UpstreamState, UpstreamStatus};
 pub use hub::{Hub, HubBuilder};
 pub use registry::{
-    RegisteredTool, RegistryChange, RegistryError, ToolError, ToolHandler, ToolPage, ToolRegistry,
-    ToolSource, TypedToolBuilder, validate_tool_name,
+    ClientPeer, Elicitation, PromptRegistry, RegisteredTool, RegistryChange, RegistryError,
+    ResourceRegistry, ToolContext, ToolError, ToolHandler, ToolPage, ToolRegistry, ToolSource,
+    TypedToolBuilder, validate_tool_name,
 };
 pub use rmcp;
 pub use router::{RouteEvent, RouteSession, Router, TurnOutcome};
 pub use server::{
-    HttpOptions, HttpServer, McpServer, PromptRegistry, ResourceRegistry, ServeError,
-    ServerOptions, serve_http, serve_io, serve_stdio,
+    HttpOptions, HttpServer, McpServer, ServeError, ServerOptions, serve_http, serve_io,
+    serve_stdio,
 };
 pub use toolrouter_providers as providers;

@@ -14,9 +14,8 @@ use super::expr::{self, MAX_EXPRESSION_CHARS};
 use super::files::{self, LineRange, ListRequest, ReadLimits};
 use super::search::{self, SearchRequest};
 use super::workspace::Workspace;
-use crate::context::ToolContext;
 use crate::core::JsonObject;
-use crate::registry::{RegisteredTool, RegistryError, ToolError, ToolRegistry};
+use crate::registry::{RegisteredTool, RegistryError, ToolContext, ToolError, ToolRegistry};
 
 /// The names of every built-in tool, in registration order.
 pub const BUILTIN_TOOL_NAMES: [&str; 5] = [

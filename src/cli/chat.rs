@@ -14,7 +14,7 @@ use toolrouter::providers::find_profile;
 use toolrouter::rmcp::model::Tool;
 use toolrouter::{Hub, RouteEvent, TurnOutcome};
 
-use super::setup::{ToolSetup, ToolSetupArgs, runtime};
+use super::setup::{ToolSetupArgs, with_tools};
 use super::transcript::Transcript;
 
 /// Arguments of `toolrouter chat`.
@@ -68,12 +68,7 @@ pub(crate) struct ChatArgs {
 
 /// Runs the command.
 pub(crate) fn run(args: ChatArgs) -> Result<(), String> {
-    runtime()?.block_on(async {
-        let setup = ToolSetup::build(&args.setup).await?;
-        let outcome = chat(&args, &setup.hub).await;
-        setup.shutdown().await;
-        outcome
-    })
+    with_tools(&args.setup, async |setup| chat(&args, &setup.hub).await)
 }
 
 async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {

@@ -11,7 +11,7 @@ use toolrouter::providers::find_profile;
 use toolrouter::{Hub, TurnOutcome};
 
 use super::detect_args::DetectArgs;
-use super::setup::{ToolSetup, ToolSetupArgs, runtime};
+use super::setup::{ToolSetupArgs, with_tools};
 use super::transcript::Transcript;
 
 /// Arguments of `toolrouter route`.
@@ -43,12 +43,7 @@ pub(crate) struct RouteArgs {
 
 /// Runs the command.
 pub(crate) fn run(args: RouteArgs) -> Result<(), String> {
-    runtime()?.block_on(async {
-        let setup = ToolSetup::build(&args.setup).await?;
-        let outcome = route(&args, &setup.hub).await;
-        setup.shutdown().await;
-        outcome
-    })
+    with_tools(&args.setup, async |setup| route(&args, &setup.hub).await)
 }
 
 async fn route(args: &RouteArgs, hub: &Hub) -> Result<(), String> {

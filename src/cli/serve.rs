@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use clap::Args;
 use toolrouter::{HttpOptions, Hub, ServerOptions, serve_http, serve_stdio};
 
-use super::setup::{ToolSetup, ToolSetupArgs, runtime};
+use super::setup::{ToolSetupArgs, with_tools};
 
 /// Arguments of `toolrouter serve`.
 #[derive(Debug, Args)]
@@ -40,12 +40,9 @@ pub(crate) struct ServeArgs {
 /// Runs the command until the client disconnects (stdio) or the process is
 /// interrupted (HTTP), then stops the upstream servers.
 pub(crate) fn run(args: ServeArgs) -> Result<(), String> {
-    runtime()?.block_on(async {
-        let setup = ToolSetup::build(&args.setup).await?;
+    with_tools(&args.setup, async |setup| {
         tracing::debug!(tools = setup.hub.registry().list().len(), "serving");
-        let served = serve(&args, setup.hub.clone()).await;
-        setup.shutdown().await;
-        served
+        serve(&args, setup.hub.clone()).await
     })
 }
 

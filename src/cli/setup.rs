@@ -140,6 +140,20 @@ pub(crate) fn read_tool_entries(path: &Path) -> Result<Vec<Value>, String> {
     }
 }
 
+/// Runs `job` on a fresh runtime with the tools `args` set up, then stops the
+/// upstream servers, whatever `job` returned.
+pub(crate) fn with_tools<T>(
+    args: &ToolSetupArgs,
+    job: impl AsyncFnOnce(&ToolSetup) -> Result<T, String>,
+) -> Result<T, String> {
+    runtime()?.block_on(async {
+        let setup = ToolSetup::build(args).await?;
+        let outcome = job(&setup).await;
+        setup.shutdown().await;
+        outcome
+    })
+}
+
 /// A multi-threaded runtime for one command.
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()

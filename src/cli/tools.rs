@@ -11,7 +11,7 @@ use toolrouter::convert::{
 use toolrouter::gateway::{render_tool_listing, tool_listing};
 use toolrouter::rmcp::model::Tool;
 
-use super::setup::{ToolSetup, ToolSetupArgs, runtime};
+use super::setup::{ToolSetupArgs, with_tools};
 
 /// Arguments of `toolrouter tools`.
 #[derive(Debug, Args)]
@@ -34,13 +34,11 @@ pub(crate) fn run(args: ToolsArgs) -> Result<(), String> {
         "all" => Dialect::ALL.to_vec(),
         name => vec![name.parse::<Dialect>().map_err(|e| e.to_string())?],
     };
-    let (tools, listing) = runtime()?.block_on(async {
-        let setup = ToolSetup::build(&args.setup).await?;
+    let (tools, listing) = with_tools(&args.setup, async |setup| {
         let tools: Vec<Tool> = setup.hub.registry().definitions();
         let listing =
             render_tool_listing(&tool_listing(setup.hub.registry(), setup.gateway.as_ref()));
-        setup.shutdown().await;
-        Ok::<_, String>((tools, listing))
+        Ok((tools, listing))
     })?;
     let out = if args.json {
         let doc = json_report(&tools, &dialects);

@@ -12,9 +12,8 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::error::ExecError;
-use crate::context::ToolContext;
 use crate::core::{JsonObject, ToolCall};
-use crate::registry::{RegisteredTool, ToolRegistry};
+use crate::registry::{RegisteredTool, ToolContext, ToolRegistry};
 
 /// Limits the executor applies to every call.
 #[derive(Debug, Clone)]

@@ -9,9 +9,8 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::json;
 
 use super::{ExecError, Executor, ExecutorConfig};
-use crate::context::ToolContext;
 use crate::core::{JsonObject, ToolCall, WireFormat};
-use crate::registry::{RegisteredTool, ToolError, ToolRegistry};
+use crate::registry::{RegisteredTool, ToolContext, ToolError, ToolRegistry};
 
 fn object(value: serde_json::Value) -> JsonObject {
     match value {

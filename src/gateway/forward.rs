@@ -13,9 +13,9 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
 
-use super::supervisor::UpstreamShared;
-use crate::context::ToolContext;
+use super::upstream::UpstreamShared;
 use crate::core::JsonObject;
+use crate::registry::ToolContext;
 use crate::registry::{ToolError, ToolHandler};
 
 /// Forwards calls of one upstream tool.

@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::{GatewayConfig, UpstreamConfig};
 use super::status::{UpstreamState, UpstreamStatus};
-use super::supervisor::{UpstreamShared, supervise};
+use super::supervisor::supervise;
+use super::upstream::UpstreamShared;
 use crate::registry::ToolRegistry;
 
 /// The running upstreams of one configuration. Cheap to clone; clones share

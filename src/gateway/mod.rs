@@ -12,6 +12,7 @@ mod listing;
 mod naming;
 mod status;
 mod supervisor;
+mod upstream;
 
 #[cfg(test)]
 mod tests;

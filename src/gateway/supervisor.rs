@@ -1,27 +1,27 @@
 //! The life of one upstream: connect, register its tools, refresh them on
 //! `tools/list_changed`, notice its death, reconnect with backoff, stop it.
 //!
-//! `UpstreamShared` is what the upstream's `ForwardingHandler`s and the
-//! `Gateway` handle see; `supervise` is the task that owns the connection.
+//! `supervise` is the task that owns the connection; what the upstream's
+//! `ForwardingHandler`s and the `Gateway` handle see of it is `UpstreamShared`
+//! (`upstream.rs`).
 
-use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::handler::client::progress::ProgressDispatcher;
 use rmcp::model::{ClientRequest, PaginatedRequestParams, Tool};
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleClient};
-use tokio::sync::{Notify, oneshot, watch};
+use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::admit::{AdmitRules, Admitted, admit_tools};
-use super::client::{Connected, StderrTail, UpstreamClient, connect, with_stderr};
-use super::config::{GatewaySettings, UpstreamConfig};
+use super::client::{Connected, UpstreamClient, connect, with_stderr};
 use super::error::UpstreamError;
 use super::forward::ForwardingHandler;
-use super::status::{UpstreamIssue, UpstreamState, UpstreamStatus, UpstreamTool};
-use crate::registry::{RegistryError, ToolHandler, ToolRegistry, ToolSource};
+use super::status::{UpstreamIssue, UpstreamState};
+use super::upstream::{Live, UpstreamShared};
+use crate::registry::ToolHandler;
 
 /// How long a closing connection may take before the supervisor moves on (the
 /// child is killed when its transport is dropped).
@@ -33,254 +33,31 @@ const MAX_PAGES: usize = 100;
 /// How long a liveness ping may take.
 const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A live connection, as forwarding handlers use it.
-pub(crate) struct Live {
-    pub(crate) peer: Peer<RoleClient>,
-    pub(crate) progress: ProgressDispatcher,
-    /// Cancelled when this connection ends: in-flight calls fail at once.
-    pub(crate) closed: CancellationToken,
-}
-
-#[derive(Debug)]
-struct Inner {
-    state: UpstreamState,
-    pid: Option<u32>,
-    /// Registry name -> upstream name, of the tools this upstream registered.
-    tools: BTreeMap<String, String>,
-    advertised: HashSet<String>,
-    issues: Vec<UpstreamIssue>,
-    connections: u32,
-}
-
-/// One upstream's state, shared by its supervisor, its handlers and the gateway.
-pub(crate) struct UpstreamShared {
-    config: UpstreamConfig,
-    settings: Arc<GatewaySettings>,
-    registry: Arc<ToolRegistry>,
-    live: RwLock<Option<Arc<Live>>>,
-    inner: Mutex<Inner>,
-    changes: watch::Sender<u64>,
-    stderr_tail: StderrTail,
-    /// Woken by a handler whose call failed at the transport level: the
-    /// supervisor then checks the connection with a ping.
-    suspect: Notify,
-}
-
-impl UpstreamShared {
-    pub(crate) fn new(
-        config: UpstreamConfig,
-        settings: Arc<GatewaySettings>,
-        registry: Arc<ToolRegistry>,
-        changes: watch::Sender<u64>,
-    ) -> Arc<Self> {
-        Arc::new(Self {
-            config,
-            settings,
-            registry,
-            live: RwLock::new(None),
-            inner: Mutex::new(Inner {
-                state: UpstreamState::Connecting,
-                pid: None,
-                tools: BTreeMap::new(),
-                advertised: HashSet::new(),
-                issues: Vec::new(),
-                connections: 0,
-            }),
-            changes,
-            stderr_tail: StderrTail::default(),
-            suspect: Notify::new(),
-        })
-    }
-
-    pub(crate) fn name(&self) -> &str {
-        &self.config.name
-    }
-
-    pub(crate) fn live(&self) -> Option<Arc<Live>> {
-        self.live
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Reports a transport failure seen by a call.
-    pub(crate) fn suspect(&self) {
-        self.suspect.notify_one();
-    }
-
-    pub(crate) fn state(&self) -> UpstreamState {
-        self.lock().state.clone()
-    }
-
-    pub(crate) fn advertises(&self, upstream_name: &str) -> bool {
-        self.lock().advertised.contains(upstream_name)
-    }
-
-    pub(crate) fn status(&self) -> UpstreamStatus {
-        let inner = self.lock();
-        UpstreamStatus {
-            name: self.config.name.clone(),
-            state: inner.state.clone(),
-            pid: inner.pid,
-            tools: inner
-                .tools
-                .iter()
-                .map(|(public, real)| UpstreamTool {
-                    public_name: public.clone(),
-                    upstream_name: real.clone(),
-                })
-                .collect(),
-            issues: inner.issues.clone(),
-            connections: inner.connections,
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn set_live(&self, live: Option<Arc<Live>>) {
-        let previous = std::mem::replace(
-            &mut *self.live.write().unwrap_or_else(PoisonError::into_inner),
-            live,
-        );
-        if let Some(previous) = previous {
-            previous.closed.cancel();
-        }
-    }
-
-    fn set_state(&self, state: UpstreamState, pid: Option<u32>) {
-        {
-            let mut inner = self.lock();
-            match &state {
-                UpstreamState::Refused(why) => {
-                    tracing::error!(upstream = %self.config.name, "refused: {why}")
-                }
-                UpstreamState::Restarting { last_error, .. } => {
-                    tracing::warn!(upstream = %self.config.name, "restarting: {last_error}")
-                }
-                other => {
-                    tracing::info!(upstream = %self.config.name, state = %other, "upstream state")
-                }
-            }
-            if state == UpstreamState::Ready {
-                inner.connections += 1;
-            }
-            inner.state = state;
-            inner.pid = pid;
-        }
-        self.changes.send_modify(|v| *v += 1);
-    }
-
-    fn admit(
-        self: &Arc<Self>,
-        tools: Vec<Tool>,
-    ) -> Result<(Vec<Admitted>, Vec<UpstreamIssue>), UpstreamError> {
-        let prefix = self.config.effective_prefix(&self.settings.naming);
-        let rules = AdmitRules {
-            server: &self.config.name,
-            prefix: prefix.as_deref(),
-            separator: &self.settings.naming.separator,
-            max_tools: self.settings.max_tools_per_upstream,
-            max_description_chars: self.settings.max_description_chars,
-            timeout: self.config.timeout.or(self.settings.timeout),
-        };
-        admit_tools(&rules, tools, |real| {
-            Arc::new(ForwardingHandler::new(self.clone(), real)) as Arc<dyn ToolHandler>
-        })
-    }
-
-    /// Makes the registry hold exactly `admitted` for this upstream: adds new
-    /// tools, replaces changed ones, removes ones no longer listed. A name held by
-    /// another source is reported, never taken over.
-    fn apply_tools(&self, admitted: Vec<Admitted>, mut issues: Vec<UpstreamIssue>) {
-        let own_source = ToolSource::Upstream(self.config.name.clone());
-        let mut inner = self.lock();
-        let mut fresh = BTreeMap::new();
-        for Admitted {
-            upstream_name,
-            tool,
-        } in admitted
-        {
-            let public = tool.name().to_owned();
-            let ours_before = inner.tools.contains_key(&public);
-            let outcome = match self.registry.get(&public) {
-                Some(existing) if ours_before && existing.source() == &own_source => {
-                    if existing.definition() != tool.definition() {
-                        self.registry.insert(tool);
-                    }
-                    Ok(())
-                }
-                Some(existing) => Err(existing.source().clone()),
-                None => match self.registry.insert_new(tool) {
-                    Ok(()) => Ok(()),
-                    Err(RegistryError::Duplicate(_)) => Err(self
-                        .registry
-                        .get(&public)
-                        .map(|t| t.source().clone())
-                        .unwrap_or(ToolSource::Local)),
-                    Err(e) => {
-                        tracing::error!(upstream = %self.config.name, "cannot register `{public}`: {e}");
-                        continue;
-                    }
-                },
-            };
-            match outcome {
-                Ok(()) => {
-                    fresh.insert(public, upstream_name);
-                }
-                Err(holder) => {
-                    let issue = UpstreamIssue::NameCollision {
-                        public_name: public,
-                        upstream_tool: upstream_name,
-                        holder,
-                    };
-                    tracing::warn!(upstream = %self.config.name, "{issue}");
-                    issues.push(issue);
-                }
-            }
-        }
-        let stale: Vec<String> = inner
-            .tools
-            .keys()
-            .filter(|public| !fresh.contains_key(*public))
-            .cloned()
-            .collect();
-        for public in stale {
-            self.remove_if_ours(&public);
-        }
-        inner.advertised = fresh.values().cloned().collect();
-        inner.tools = fresh;
-        inner.issues = issues;
-        drop(inner);
-        self.changes.send_modify(|v| *v += 1);
-    }
-
-    fn remove_all_tools(&self) {
-        let mut inner = self.lock();
-        let tools = std::mem::take(&mut inner.tools);
-        inner.advertised.clear();
-        for public in tools.keys() {
-            self.remove_if_ours(public);
-        }
-    }
-
-    fn remove_if_ours(&self, public: &str) {
-        let ours = self
-            .registry
-            .get(public)
-            .is_some_and(|t| t.source() == &ToolSource::Upstream(self.config.name.clone()));
-        if ours {
-            self.registry.remove(public);
-        }
-    }
-}
-
 /// How a connection ended.
 enum Ended {
     Shutdown,
     Died,
     Refused(UpstreamError),
+}
+
+/// Checks a `tools/list` answer and gives each admitted tool a forwarding
+/// handler of this upstream.
+fn admit(
+    shared: &Arc<UpstreamShared>,
+    tools: Vec<Tool>,
+) -> Result<(Vec<Admitted>, Vec<UpstreamIssue>), UpstreamError> {
+    let prefix = shared.config.effective_prefix(&shared.settings.naming);
+    let rules = AdmitRules {
+        server: &shared.config.name,
+        prefix: prefix.as_deref(),
+        separator: &shared.settings.naming.separator,
+        max_tools: shared.settings.max_tools_per_upstream,
+        max_description_chars: shared.settings.max_description_chars,
+        timeout: shared.config.timeout.or(shared.settings.timeout),
+    };
+    admit_tools(&rules, tools, |real| {
+        Arc::new(ForwardingHandler::new(shared.clone(), real)) as Arc<dyn ToolHandler>
+    })
 }
 
 /// Runs one upstream until `shutdown` is cancelled. `first_attempt` is told
@@ -316,7 +93,7 @@ pub(crate) async fn supervise(
             }),
         };
         let end = match outcome {
-            Ok((connected, tools)) => match shared.admit(tools) {
+            Ok((connected, tools)) => match admit(&shared, tools) {
                 Ok((admitted, issues)) => {
                     let connected_at = Instant::now();
                     let closed = CancellationToken::new();
@@ -509,7 +286,7 @@ async fn run_connected(
                     quit = &mut waiting => return died(shared, quit),
                 };
                 let refusal = match listed {
-                    Ok(Ok(tools)) => match shared.admit(tools) {
+                    Ok(Ok(tools)) => match admit(shared, tools) {
                         Ok((admitted, issues)) => {
                             shared.apply_tools(admitted, issues);
                             None

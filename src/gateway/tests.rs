@@ -10,9 +10,8 @@ use serde_json::json;
 
 use super::admit::{AdmitRules, admit_tools};
 use super::*;
-use crate::context::ToolContext;
 use crate::core::JsonObject;
-use crate::registry::{ToolError, ToolHandler, ToolSource, validate_tool_name};
+use crate::registry::{ToolContext, ToolError, ToolHandler, ToolSource, validate_tool_name};
 
 // ---- configuration ----
 
@@ -265,6 +264,22 @@ fn config_errors_name_the_key() {
         ),
         "mcpServers.a.bearer_token_env",
         "is not set",
+    );
+}
+
+#[test]
+fn tables_are_objects_not_arrays() {
+    check_invalid(json_config("[]"), "(top level)", "expected an object");
+    check_invalid(
+        json_config(r#"{"mcpServers": {"a": ["x"]}}"#),
+        "mcpServers.a",
+        "expected an object with `command` or `url`",
+    );
+    check_invalid(toml_config("restart = []\n"), "restart", "expected a table");
+    check_invalid(
+        toml_config("[limits]\nmax_tools = 3\n"),
+        "limits.max_tools",
+        "unknown key (expected one of: max_description_chars, max_tools_per_upstream)",
     );
 }
 

@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 use async_trait::async_trait;
 use rmcp::model::CallToolResult;
 
+use super::context::ToolContext;
 use super::error::ToolError;
-use crate::context::ToolContext;
 use crate::core::JsonObject;
 
 /// The code that runs a tool. Arguments arrive already validated against the

@@ -10,11 +10,11 @@ use dashmap::DashMap;
 use rmcp::model::Tool;
 use tokio::sync::broadcast;
 
+use super::context::ToolContext;
 use super::error::RegistryError;
 use super::handler::{FnHandler, ToolHandler};
 use super::tool::RegisteredTool;
 use super::validate::closest_names;
-use crate::context::ToolContext;
 use crate::core::{JsonObject, ToolCatalog};
 use rmcp::model::CallToolResult;
 

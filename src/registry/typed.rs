@@ -11,11 +11,11 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::context::ToolContext;
 use super::error::{RegistryError, ToolError};
 use super::handler::ToolHandler;
 use super::store::{RegistryChange, ToolRegistry};
 use super::tool::RegisteredTool;
-use crate::context::ToolContext;
 use crate::core::JsonObject;
 
 /// Builds a tool whose arguments are a Rust type.

@@ -137,6 +137,20 @@ impl<'de> Visitor<'de> for ParamsSeed {
     }
 }
 
+/// A `tools/call` request parsed with the request type narrowed to
+/// `CallToolRequest` (both direct paths parse that way, skipping the request
+/// types `ClientRequest` tries first), as the `ClientRequest` rmcp's handler
+/// takes.
+pub(super) fn client_request(
+    request: rmcp::model::JsonRpcRequest<rmcp::model::CallToolRequest>,
+) -> rmcp::model::JsonRpcRequest<rmcp::model::ClientRequest> {
+    rmcp::model::JsonRpcRequest {
+        jsonrpc: request.jsonrpc,
+        id: request.id,
+        request: rmcp::model::ClientRequest::CallToolRequest(request.request),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;

@@ -25,12 +25,12 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, Subsc
 use tokio::task::JoinHandle;
 
 use super::peer::{LogThreshold, NotificationSink, RmcpClientPeer};
-use super::prompts::{PromptError, PromptRequest};
-use super::resources::{ResourceChange, ResourceError};
 use super::state::StateSigner;
-use crate::context::{RoundEnd, ToolContext};
 use crate::exec::ExecError;
 use crate::hub::Hub;
+use crate::registry::{
+    PromptError, PromptRequest, ResourceChange, ResourceError, RoundEnd, ToolContext,
+};
 
 /// How the server presents itself.
 #[derive(Debug, Clone)]

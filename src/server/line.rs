@@ -242,7 +242,7 @@ impl Front {
             let message: Option<CallOrNotification> = super::fast_call::read_message(body);
             match message {
                 Some(JsonRpcMessage::Request(request)) => {
-                    let request = super::client_request(request);
+                    let request = super::fast_call::client_request(request);
                     if direct_path(peer, &request) {
                         self.call(peer, request, alone, calls);
                         return true;

@@ -16,8 +16,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::mpsc;
 
-use crate::context::ClientPeer;
-use crate::registry::ToolError;
+use crate::registry::{ClientPeer, ToolError};
 
 /// The log threshold a client chose with `logging/setLevel`, shared by the
 /// calls of one connection.
@@ -118,15 +117,27 @@ impl RmcpClientPeer {
         self
     }
 
-    /// Server-to-client requests need rmcp's peer: a call answered on the
-    /// direct HTTP path has none that can carry them (the transport routes
-    /// such calls to rmcp when the client declares sampling or elicitation).
-    fn outbound_unavailable(&self, what: &str) -> Option<ToolError> {
-        self.sink.as_ref().map(|_| {
-            ToolError::new(format!(
-                "{what} is unavailable: this stateless HTTP request cannot carry a server-to-client request"
-            ))
-        })
+    /// Whether a server-to-client request of `capability` (`sampling`,
+    /// `elicitation`) may be sent: the client declared it (`declared`), and
+    /// the request has rmcp's peer to send it by. A call answered on the
+    /// direct HTTP path has none that can carry it (the transport routes such
+    /// calls to rmcp when the client declares sampling or elicitation).
+    fn may_ask(
+        &self,
+        capability: &str,
+        declared: impl FnOnce(&ClientCapabilities) -> bool,
+    ) -> Result<(), ToolError> {
+        if !self.capabilities.as_ref().is_some_and(declared) {
+            return Err(ToolError::new(format!(
+                "the client does not support {capability} (no `{capability}` capability)"
+            )));
+        }
+        if self.sink.is_some() {
+            return Err(ToolError::new(format!(
+                "{capability} is unavailable: this stateless HTTP request cannot carry a server-to-client request"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -176,18 +187,7 @@ impl ClientPeer for RmcpClientPeer {
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, ToolError> {
-        let supported = self
-            .capabilities
-            .as_ref()
-            .is_some_and(|caps| caps.sampling.is_some());
-        if !supported {
-            return Err(ToolError::new(
-                "the client does not support sampling (no `sampling` capability)",
-            ));
-        }
-        if let Some(e) = self.outbound_unavailable("sampling") {
-            return Err(e);
-        }
+        self.may_ask("sampling", |caps| caps.sampling.is_some())?;
         self.peer
             .create_message(params)
             .await
@@ -195,18 +195,7 @@ impl ClientPeer for RmcpClientPeer {
     }
 
     async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, ToolError> {
-        let supported = self
-            .capabilities
-            .as_ref()
-            .is_some_and(|caps| caps.elicitation.is_some());
-        if !supported {
-            return Err(ToolError::new(
-                "the client does not support elicitation (no `elicitation` capability)",
-            ));
-        }
-        if let Some(e) = self.outbound_unavailable("elicitation") {
-            return Err(e);
-        }
+        self.may_ask("elicitation", |caps| caps.elicitation.is_some())?;
         self.peer
             .create_elicitation(params)
             .await

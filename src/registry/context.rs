@@ -19,7 +19,7 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::registry::ToolError;
+use super::error::ToolError;
 
 /// The client side of a call, as a handler sees it.
 ///
@@ -307,7 +307,7 @@ impl ToolContext {
                     serde_json::Value::Object(map) => map,
                     _ => serde_json::Map::new(),
                 };
-                let validator = crate::registry::ArgumentValidator::compile(&schema)
+                let validator = super::validate::ArgumentValidator::compile(&schema)
                     .map_err(|e| ToolError::new(format!("invalid elicitation schema: {e}")))?;
                 let (content, verdict) = validator.validate(content);
                 verdict.map_err(|e| {

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use rmcp::model::{GetPromptResponse, InputResponses, Prompt};
 use tokio::sync::broadcast;
 
-use crate::registry::ToolError;
+use super::error::ToolError;
 
 /// The arguments of a `prompts/get`: names to string values.
 pub type PromptArguments = serde_json::Map<String, serde_json::Value>;
