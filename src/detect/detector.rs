@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::Arc;
 
 use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
 use crate::detect::scan::{leading_ws, push_short};
@@ -21,6 +21,7 @@ use super::format::{CallParser, FormatSet, Probe, ProbeContext, Status, TextForm
 use super::formats;
 use super::reasoning::ReasoningBlock;
 use super::sink::{CallSink, RegionRecord, finished_call};
+use super::table::FormatTable;
 
 /// What the scanner is doing.
 enum Mode {
@@ -91,9 +92,8 @@ struct StructuredCall {
 pub struct StreamDetector {
     catalog: Arc<ToolCatalog>,
     config: DetectConfig,
-    /// Stop bytes and the formats each can start (shared by detectors with
-    /// the same dialects).
-    table: Arc<FormatTable>,
+    /// Stop bytes and the formats each can start.
+    table: FormatTable,
     pending: String,
     /// Absolute offset of `pending[0]`.
     pending_at: usize,
@@ -147,17 +147,6 @@ enum StepStatus {
     Abandon,
 }
 
-/// The enabled formats indexed by their start bytes. It depends only on the
-/// dialect list, so detectors with the same list share one (building it is a
-/// dozen allocations: a noticeable share of a short stream).
-struct FormatTable {
-    /// Every byte that may start a call region, and the fence backtick; sorted.
-    stops: Vec<u8>,
-    /// For each stop byte, the enabled formats that can start with it, in
-    /// probing order (so a probe does not ask every format).
-    by_byte: Vec<(u8, Vec<&'static dyn TextFormat>)>,
-}
-
 /// A region's first allocation (when it opens with held text, or at its
 /// parser's first step): one for a typical call, or for what the input
 /// already holds of a longer one, instead of a doubling series.
@@ -169,51 +158,6 @@ fn reserve_region(region: &mut String, input: usize) {
 
 /// Bytes reserved for a call region when it opens.
 const REGION_START_CAPACITY: usize = 512;
-
-/// How many distinct dialect lists keep a shared table.
-const TABLE_CACHE: usize = 16;
-
-impl FormatTable {
-    fn build(list: &[WireFormat]) -> Self {
-        let formats = formats::enabled(list);
-        let mut stops: Vec<u8> = formats
-            .iter()
-            .flat_map(|f| f.start_bytes().iter().copied())
-            .collect();
-        stops.push(b'`');
-        stops.sort_unstable();
-        stops.dedup();
-        let by_byte = stops
-            .iter()
-            .map(|&b| {
-                let fs = formats
-                    .iter()
-                    .copied()
-                    .filter(|f| f.start_bytes().contains(&b))
-                    .collect();
-                (b, fs)
-            })
-            .collect();
-        Self { stops, by_byte }
-    }
-
-    /// The table for `list`, from the cache when an identical list was seen.
-    fn for_formats(list: &[WireFormat]) -> Arc<Self> {
-        type Cache = Mutex<Vec<(Vec<WireFormat>, Arc<FormatTable>)>>;
-        static CACHE: LazyLock<Cache> = LazyLock::new(|| Mutex::new(Vec::new()));
-        let Ok(mut cache) = CACHE.lock() else {
-            return Arc::new(Self::build(list));
-        };
-        if let Some((_, table)) = cache.iter().find(|(key, _)| key == list) {
-            return table.clone();
-        }
-        let table = Arc::new(Self::build(list));
-        if cache.len() < TABLE_CACHE {
-            cache.push((list.to_vec(), table.clone()));
-        }
-        table
-    }
-}
 
 impl std::fmt::Debug for StreamDetector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -228,7 +172,7 @@ impl std::fmt::Debug for StreamDetector {
 impl StreamDetector {
     /// A detector for one stream.
     pub fn new(catalog: Arc<ToolCatalog>, config: DetectConfig) -> Self {
-        let table = FormatTable::for_formats(&config.formats);
+        let table = FormatTable::new(&config);
         let mode = if config.start_in_reasoning {
             Mode::Call {
                 parser: Box::new(ReasoningBlock::inside(formats::think::CLOSE)),
@@ -598,7 +542,7 @@ impl StreamDetector {
                     return Some(cur);
                 }
             }
-            if self.table.stops.contains(&first_byte) && first_byte != b'`' {
+            if self.table.stops().contains(&first_byte) && first_byte != b'`' {
                 match self.probe(first, eof) {
                     ProbeOutcome::Match(parser, format) => {
                         self.begin_region(cur, first, parser, format, None);
@@ -668,7 +612,7 @@ impl StreamDetector {
         // Up to three stop bytes per SIMD pass; each later pass only searches
         // before the best hit so far.
         let mut best: Option<usize> = None;
-        for group in self.table.stops.chunks(3) {
+        for group in self.table.stops().chunks(3) {
             let window = &hay[..best.unwrap_or(hay.len())];
             let hit = match *group {
                 [a] => super::scan::find1(a, window),
@@ -707,17 +651,14 @@ impl StreamDetector {
             seen: self.seen,
             config: &self.config,
         };
-        let Some((_, candidates)) = self.table.by_byte.iter().find(|(b, _)| *b == c) else {
-            return ProbeOutcome::NoMatch;
-        };
-        for format in candidates {
-            if !filter(*format) {
+        for recogniser in self.table.candidates(c) {
+            if !filter(recogniser.text) {
                 continue;
             }
-            match format.probe(&self.pending[at..end], &cx) {
+            match recogniser.text.probe(&self.pending[at..end], &cx) {
                 Probe::NoMatch => {}
                 Probe::NeedMore => return ProbeOutcome::NeedMore,
-                Probe::Match(parser) => return ProbeOutcome::Match(parser, format.format()),
+                Probe::Match(parser) => return ProbeOutcome::Match(parser, recogniser.format),
             }
         }
         ProbeOutcome::NoMatch

@@ -4,7 +4,7 @@
 //! at a start byte (a bounded look-ahead: [`Probe`]), and the [`CallParser`] it
 //! returns, a state machine that consumes the call region incrementally and
 //! emits events through a [`CallSink`]. Adding a dialect is one module with
-//! these two types plus one line in `formats::registry`.
+//! these two types plus one row in the dialect table (`core::for_each_format!`).
 
 use crate::core::{DiagnosticKind, ToolCatalog, WireFormat};
 
@@ -79,8 +79,6 @@ impl ProbeContext<'_> {
 
 /// A text dialect's recogniser.
 pub(crate) trait TextFormat: Send + Sync {
-    /// The dialect, for diagnostics and `--format`.
-    fn format(&self) -> WireFormat;
     /// The bytes a call of this format can begin with (the scanner's stop set).
     fn start_bytes(&self) -> &'static [u8];
     /// Decides whether `input` (starting at a start byte) opens a call. Must be

@@ -20,6 +20,7 @@ mod reasoning;
 mod scan;
 mod section_call;
 mod sink;
+mod table;
 mod xml_call;
 
 #[cfg(test)]

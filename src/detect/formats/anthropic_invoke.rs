@@ -14,10 +14,6 @@ const OPEN: &str = "<function_calls>";
 pub(crate) struct AnthropicInvoke;
 
 impl TextFormat for AnthropicInvoke {
-    fn format(&self) -> WireFormat {
-        WireFormat::AnthropicInvoke
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

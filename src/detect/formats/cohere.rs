@@ -37,10 +37,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct Cohere;
 
 impl TextFormat for Cohere {
-    fn format(&self) -> WireFormat {
-        WireFormat::Cohere
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -67,10 +67,6 @@ fn parser(format: WireFormat, header: Header) -> Probe {
 pub(crate) struct DeepSeekV3;
 
 impl TextFormat for DeepSeekV3 {
-    fn format(&self) -> WireFormat {
-        WireFormat::DeepSeekV3
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }
@@ -88,10 +84,6 @@ impl TextFormat for DeepSeekV3 {
 pub(crate) struct DeepSeekV31;
 
 impl TextFormat for DeepSeekV31 {
-    fn format(&self) -> WireFormat {
-        WireFormat::DeepSeekV31
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -22,10 +22,6 @@ const BLOCKS: [(&str, &str); 2] = [
 pub(crate) struct DeepSeekDsml;
 
 impl TextFormat for DeepSeekDsml {
-    fn format(&self) -> WireFormat {
-        WireFormat::DeepSeekDsml
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

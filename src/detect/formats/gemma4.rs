@@ -26,10 +26,6 @@ const THOUGHT_CLOSE: &str = "<channel|>";
 pub(crate) struct Gemma4;
 
 impl TextFormat for Gemma4 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Gemma4
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

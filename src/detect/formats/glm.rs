@@ -32,10 +32,6 @@ pub(crate) struct Glm45;
 pub(crate) struct Glm47;
 
 impl TextFormat for Glm45 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Glm45
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }
@@ -46,10 +42,6 @@ impl TextFormat for Glm45 {
 }
 
 impl TextFormat for Glm47 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Glm47
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

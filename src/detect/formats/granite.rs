@@ -24,10 +24,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct Granite;
 
 impl TextFormat for Granite {
-    fn format(&self) -> WireFormat {
-        WireFormat::Granite
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

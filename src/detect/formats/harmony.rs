@@ -48,10 +48,6 @@ const FUNCTIONS: &str = "functions.";
 pub(crate) struct Harmony;
 
 impl TextFormat for Harmony {
-    fn format(&self) -> WireFormat {
-        WireFormat::Harmony
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -19,10 +19,6 @@ const OPEN: &str = "<tool_call>";
 pub(crate) struct Hermes;
 
 impl TextFormat for Hermes {
-    fn format(&self) -> WireFormat {
-        WireFormat::Hermes
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -26,10 +26,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct InternLm2;
 
 impl TextFormat for InternLm2 {
-    fn format(&self) -> WireFormat {
-        WireFormat::InternLm2
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

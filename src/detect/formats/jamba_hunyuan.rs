@@ -32,10 +32,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct JambaHunyuan;
 
 impl TextFormat for JambaHunyuan {
-    fn format(&self) -> WireFormat {
-        WireFormat::JambaHunyuan
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -16,10 +16,6 @@ use super::super::sink::{CallSink, finished_call};
 pub(crate) struct JsonToolUse;
 
 impl TextFormat for JsonToolUse {
-    fn format(&self) -> WireFormat {
-        WireFormat::JsonToolUse
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"{"
     }

@@ -29,10 +29,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct Llama3Json;
 
 impl TextFormat for Llama3Json {
-    fn format(&self) -> WireFormat {
-        WireFormat::Llama3Json
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<{"
     }

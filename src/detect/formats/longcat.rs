@@ -21,10 +21,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct LongCat;
 
 impl TextFormat for LongCat {
-    fn format(&self) -> WireFormat {
-        WireFormat::LongCat
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

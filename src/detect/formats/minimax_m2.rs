@@ -20,10 +20,6 @@ const OPEN: &str = "<minimax:tool_call>";
 pub(crate) struct MinimaxM2;
 
 impl TextFormat for MinimaxM2 {
-    fn format(&self) -> WireFormat {
-        WireFormat::MinimaxM2
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

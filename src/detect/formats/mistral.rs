@@ -46,10 +46,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct Mistral;
 
 impl TextFormat for Mistral {
-    fn format(&self) -> WireFormat {
-        WireFormat::Mistral
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"["
     }

@@ -1,7 +1,8 @@
 //! The text dialects, one module each, and the registry that enables them.
 //!
 //! To add a dialect: write a module with a `TextFormat` (probe) and its
-//! `CallParser`, then add one line to [`registry`].
+//! `CallParser`, then add one row to the dialect table (`for_each_format!` in
+//! `core/format.rs`), which [`REGISTRY`] is expanded from.
 
 pub(crate) mod anthropic_invoke;
 pub(crate) mod cohere;
@@ -32,57 +33,36 @@ pub(crate) mod step3;
 pub(crate) mod think;
 pub(crate) mod xml_tag;
 
-use crate::core::WireFormat;
+use crate::core::{WireFormat, for_each_format};
 
 use super::format::TextFormat;
 
-/// Every text dialect, in probing order: when two could open at the same byte,
-/// the earlier wins.
-fn registry() -> &'static [&'static dyn TextFormat] {
-    &[
-        &anthropic_invoke::AnthropicInvoke,
-        &qwen3_coder::Qwen3Coder,
-        &hermes::Hermes,
-        &glm::Glm45,
-        &glm::Glm47,
-        &minimax_m2::MinimaxM2,
-        &harmony::Harmony,
-        &openai_function::OpenAiFunction,
-        // Before JsonToolUse: bare Llama JSON at message start has `name` first.
-        &llama3_json::Llama3Json,
-        &json_tool_use::JsonToolUse,
-        &xml_tag::XmlTag,
-        &deepseek::DeepSeekV3,
-        &deepseek::DeepSeekV31,
-        &deepseek_dsml::DeepSeekDsml,
-        &kimi_k2::KimiK2,
-        &step3::Step3,
-        &mistral::Mistral,
-        &granite::Granite,
-        &jamba_hunyuan::JambaHunyuan,
-        &internlm2::InternLm2,
-        &longcat::LongCat,
-        &phi4_mini::Phi4Mini,
-        &cohere::Cohere,
-        &think::Think,
-        // Olmo 3 after Anthropic legacy: both open with `<function_calls>`.
-        &olmo3::Olmo3,
-        &pythonic::Pythonic,
-        &lfm2::Lfm2,
-        &gemma4::Gemma4,
-    ]
+/// A dialect's recogniser and the format its calls report.
+#[derive(Clone, Copy)]
+pub(crate) struct Recogniser {
+    /// The dialect.
+    pub(crate) format: WireFormat,
+    /// Its probe.
+    pub(crate) text: &'static dyn TextFormat,
 }
 
-/// The registered dialects among `formats`, in probing order.
-pub(crate) fn enabled(formats: &[WireFormat]) -> Vec<&'static dyn TextFormat> {
-    registry()
-        .iter()
-        .copied()
-        .filter(|f| formats.contains(&f.format()))
-        .collect()
+/// Expands the dialect table's rows that have a recogniser into [`REGISTRY`].
+macro_rules! registry {
+    ($(
+        $(#[$meta:meta])*
+        $variant:ident, $name:literal, $kind:ident($($recogniser:path)?), auto: $auto:literal, core: $core:literal;
+    )*) => {
+        /// Every text dialect's recogniser, in the table's (probing) order:
+        /// when two could open at the same byte, the earlier wins.
+        pub(crate) static REGISTRY: &[Recogniser] = &[
+            $($(Recogniser { format: WireFormat::$variant, text: &$recogniser },)?)*
+        ];
+    };
 }
+
+for_each_format!(registry);
 
 /// The text formats the detector knows.
 pub fn text_formats() -> Vec<WireFormat> {
-    registry().iter().map(|f| f.format()).collect()
+    REGISTRY.iter().map(|r| r.format).collect()
 }

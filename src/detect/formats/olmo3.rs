@@ -17,10 +17,6 @@ const CLOSE: &str = "</function_calls>";
 pub(crate) struct Olmo3;
 
 impl TextFormat for Olmo3 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Olmo3
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -17,10 +17,6 @@ use super::super::sink::{CallSink, finished_call};
 pub(crate) struct OpenAiFunction;
 
 impl TextFormat for OpenAiFunction {
-    fn format(&self) -> WireFormat {
-        WireFormat::OpenAiFunction
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"{"
     }

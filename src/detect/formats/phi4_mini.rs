@@ -24,10 +24,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct Phi4Mini;
 
 impl TextFormat for Phi4Mini {
-    fn format(&self) -> WireFormat {
-        WireFormat::Phi4Mini
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"f"
     }

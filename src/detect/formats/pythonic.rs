@@ -20,10 +20,6 @@ const CLOSE: &str = "<|python_end|>";
 pub(crate) struct Pythonic;
 
 impl TextFormat for Pythonic {
-    fn format(&self) -> WireFormat {
-        WireFormat::Pythonic
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"[<"
     }

@@ -12,10 +12,6 @@ const OPEN: &str = "<tool_call>";
 pub(crate) struct Qwen3Coder;
 
 impl TextFormat for Qwen3Coder {
-    fn format(&self) -> WireFormat {
-        WireFormat::Qwen3Coder
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -14,10 +14,6 @@ const OPEN: &str = "<｜tool_calls_begin｜>";
 pub(crate) struct Step3;
 
 impl TextFormat for Step3 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Step3
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

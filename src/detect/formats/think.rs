@@ -9,8 +9,6 @@
 //! [`DetectConfig::reasoning_anywhere`]: crate::detect::DetectConfig::reasoning_anywhere
 //! [`DetectConfig::start_in_reasoning`]: crate::detect::DetectConfig::start_in_reasoning
 
-use crate::core::WireFormat;
-
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::reasoning::ReasoningBlock;
 use super::super::xml_call::starts;
@@ -23,10 +21,6 @@ pub(crate) const CLOSE: &str = "</think>";
 pub(crate) struct Think;
 
 impl TextFormat for Think {
-    fn format(&self) -> WireFormat {
-        WireFormat::Think
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -16,10 +16,6 @@ use super::super::xml_call::{
 pub(crate) struct XmlTag;
 
 impl TextFormat for XmlTag {
-    fn format(&self) -> WireFormat {
-        WireFormat::Xml
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

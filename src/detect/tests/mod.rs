@@ -9,6 +9,7 @@ mod props;
 mod reasoning;
 mod regress;
 mod structured;
+mod table;
 
 use std::sync::Arc;
 
