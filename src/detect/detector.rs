@@ -15,10 +15,12 @@ use std::sync::Arc;
 use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ToolCatalog, WireFormat};
 use crate::detect::scan::{leading_ws, push_short};
 
-use super::batch::{EventBatch, EventOutput};
+use super::batch::EventBatch;
 use super::config::{DetectConfig, MAX_PROBE_BYTES};
 use super::format::{CallParser, FormatSet, Probe, ProbeContext, Status, TextFormat};
 use super::formats;
+use super::output::EventOutput;
+use super::output::sealed::SpareBatch;
 use super::reasoning::ReasoningBlock;
 use super::sink::{CallSink, RegionRecord, finished_call};
 use super::table::FormatTable;
@@ -169,6 +171,14 @@ impl std::fmt::Debug for StreamDetector {
     }
 }
 
+/// The batch that owned output ([`EventOutput`] for `Vec<DetectEvent>`) is
+/// filled through, kept so that it is allocated once per stream.
+impl SpareBatch for StreamDetector {
+    fn spare_batch(&mut self) -> &mut Option<Box<EventBatch>> {
+        &mut self.spare
+    }
+}
+
 impl StreamDetector {
     /// A detector for one stream.
     pub fn new(catalog: Arc<ToolCatalog>, config: DetectConfig) -> Self {
@@ -204,12 +214,6 @@ impl StreamDetector {
             abandoned: None,
             spare: None,
         }
-    }
-
-    /// The batch that owned output ([`EventOutput`] for `Vec<DetectEvent>`)
-    /// is filled through, kept so that it is allocated once per stream.
-    pub(crate) fn spare_batch(&mut self) -> &mut Option<Box<EventBatch>> {
-        &mut self.spare
     }
 
     /// Feeds the next text delta; appends the events it decides to `out`

@@ -193,7 +193,7 @@ pub(crate) fn optional_close(bytes: &[u8], i: usize, close: &str, eof: bool) -> 
     if j == bytes.len() {
         return if eof { Tail::Absent } else { Tail::NeedMore };
     }
-    match super::xml_call::starts(&bytes[j..], close.as_bytes()) {
+    match super::scan::starts(&bytes[j..], close.as_bytes()) {
         Some(true) => Tail::Closed(j + close.len()),
         None if !eof => Tail::NeedMore,
         _ => Tail::Absent,

@@ -7,8 +7,8 @@ use crate::detect::scan::leading_ws;
 
 use super::format::{CallParser, Parsed};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus, ValueKind};
+use super::scan::starts;
 use super::sink::CallSink;
-use super::xml_call::starts;
 
 /// A handler's decision that the envelope is not (or not a valid) call.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,8 +22,8 @@ use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed, Probe, ProbeContext};
 use super::json_call::{ArgsCapture, Verdict};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
+use super::scan::starts;
 use super::sink::{CallSink, finished_call};
-use super::xml_call::starts;
 
 /// The key names of one dialect's call objects (the first of each list is the
 /// documented one; the others are accepted too).

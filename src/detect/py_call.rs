@@ -17,8 +17,8 @@ use super::format::{CallParser, Parsed, Tail, optional_close};
 use super::json_call::ArgsCapture;
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::py_literal::{ArgsConv, Step, Syntax};
+use super::scan::starts;
 use super::sink::{CallSink, finished_call};
-use super::xml_call::starts;
 
 /// The longest tool name read in a list.
 const MAX_NAME: usize = 256;

@@ -34,8 +34,9 @@
 use crate::core::{ParamType, ToolShape};
 
 use super::json_tokenizer::{hex_value, surrogate_pair};
+use super::scan::{escape_json_into, starts};
 use super::sink::CallSink;
-use super::xml_call::{escape_json_into, starts, typed_value};
+use super::xml_syntax::typed_value;
 
 /// The deepest nesting of containers accepted (serde_json's own limit is 128).
 const MAX_DEPTH: usize = 100;

@@ -6,7 +6,9 @@ use crate::core::WireFormat;
 use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec, starts};
+use super::super::scan::starts;
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 
 const OPEN: &str = "<function_calls>";
 

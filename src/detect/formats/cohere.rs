@@ -11,7 +11,7 @@ use crate::core::WireFormat;
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_list::{Body, CallKeys, ListSpec, probe_list};
 use super::super::reasoning::ReasoningBlock;
-use super::super::xml_call::starts;
+use super::super::scan::starts;
 use super::kept::KeptMarker;
 
 const ACTION: &str = "<|START_ACTION|>";

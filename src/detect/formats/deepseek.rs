@@ -13,10 +13,10 @@ use crate::core::WireFormat;
 use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::scan::starts;
 use super::super::section_call::{
     DEEPSEEK_FUNCTION, DEEPSEEK_SEP, Header, SectionParser, SectionSpec,
 };
-use super::super::xml_call::starts;
 
 const OPEN: &str = "<｜tool▁calls▁begin｜>";
 const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";

@@ -5,8 +5,8 @@ use crate::core::DiagnosticKind;
 use crate::detect::scan::leading_ws;
 
 use super::super::format::{CallParser, Parsed, Status};
+use super::super::scan::starts;
 use super::super::sink::CallSink;
-use super::super::xml_call::starts;
 
 /// Where a fenced call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

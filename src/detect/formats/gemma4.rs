@@ -14,8 +14,9 @@ use super::super::format::{
 };
 use super::super::py_literal::{ArgsConv, Step, Syntax};
 use super::super::reasoning::ReasoningBlock;
+use super::super::scan::starts;
 use super::super::sink::{CallSink, finished_call};
-use super::super::xml_call::{Open, match_open, starts};
+use super::super::xml_syntax::{Open, match_open};
 
 const OPEN: &str = "<|tool_call>call:";
 const CLOSE: &str = "<tool_call|>";

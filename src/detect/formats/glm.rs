@@ -17,7 +17,9 @@ use crate::core::WireFormat;
 
 use super::super::config::MAX_TAG_GAP;
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec, starts};
+use super::super::scan::starts;
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";

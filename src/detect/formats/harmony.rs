@@ -29,8 +29,8 @@ use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
 use super::super::json_call::{ArgsCapture, Verdict};
 use super::super::json_tokenizer::{BracketScan, ValueKind};
 use super::super::reasoning::held_prefix;
+use super::super::scan::starts;
 use super::super::sink::{CallSink, finished_call};
-use super::super::xml_call::starts;
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";

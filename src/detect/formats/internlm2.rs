@@ -10,7 +10,7 @@ use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_list::{Body, ListParser, ListSpec, NAME_ARGUMENTS, probe_list};
-use super::super::xml_call::starts;
+use super::super::scan::starts;
 
 const START: &str = "<|action_start|>";
 const PLUGIN: &str = "<|plugin|>";

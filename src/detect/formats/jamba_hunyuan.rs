@@ -14,7 +14,7 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_list::{Body, ListSpec, NAME_ARGUMENTS, probe_list};
-use super::super::xml_call::starts;
+use super::super::scan::starts;
 use super::kept::KeptMarker;
 
 const OPEN: &str = "<tool_calls>";

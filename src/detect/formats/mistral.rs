@@ -18,8 +18,8 @@ use super::super::json_call::{ArgsCapture, Verdict};
 use super::super::json_list::{Body, CallKeys, ListSpec, probe_list};
 use super::super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::super::reasoning::ReasoningBlock;
+use super::super::scan::starts;
 use super::super::sink::{CallSink, finished_call};
-use super::super::xml_call::starts;
 
 const MARKER: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";

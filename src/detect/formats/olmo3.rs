@@ -8,7 +8,8 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::py_call::{ListSpec, PyListParser, call_name_byte};
-use super::super::xml_call::{Open, match_open, starts};
+use super::super::scan::starts;
+use super::super::xml_syntax::{Open, match_open};
 
 const OPEN: &str = "<function_calls>";
 const CLOSE: &str = "</function_calls>";

@@ -10,7 +10,7 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::py_call::{ListSpec, PyListParser, call_name_byte};
-use super::super::xml_call::{Open, match_open};
+use super::super::xml_syntax::{Open, match_open};
 use super::anthropic_invoke::tag_then;
 
 const OPEN: &str = "<|python_start|>";

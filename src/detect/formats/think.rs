@@ -11,7 +11,7 @@
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::reasoning::ReasoningBlock;
-use super::super::xml_call::starts;
+use super::super::scan::starts;
 
 const OPEN: &str = "<think>";
 /// The closing tag.
