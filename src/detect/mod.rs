@@ -22,6 +22,7 @@ mod reasoning;
 mod scan;
 mod section_call;
 mod sink;
+mod structured;
 mod table;
 mod xml_call;
 mod xml_syntax;
