@@ -24,7 +24,7 @@ use super::format::{CallParser, FormatSet, Status};
 use super::formats;
 use super::output::EventOutput;
 use super::output::sealed::SpareBatch;
-use super::reasoning::ReasoningBlock;
+use super::reasoning::ReasoningParser;
 use super::sink::{CallSink, RegionRecord};
 use super::structured::StructuredCalls;
 use super::table::FormatTable;
@@ -179,7 +179,7 @@ impl StreamDetector {
         let table = FormatTable::new(&config);
         let mode = if config.start_in_reasoning {
             Mode::Call {
-                parser: Box::new(ReasoningBlock::inside(formats::think::CLOSE)),
+                parser: Box::new(ReasoningParser::inside(formats::think::CLOSE)),
                 format: WireFormat::Think,
                 fence: None,
             }

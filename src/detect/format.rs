@@ -165,35 +165,39 @@ pub(crate) trait CallParser: Send {
     fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed;
 }
 
-/// What follows a complete call body whose closing marker is optional.
+/// What follows a complete call body: whitespace, then its closing marker or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tail {
     /// The marker follows (after whitespace); the region ends at this offset.
     Closed(usize),
-    /// No marker: the region ends where the body did.
+    /// Something else follows, or more whitespace than allowed: the region
+    /// ends where the body did.
     Absent,
+    /// The stream ended after whitespace.
+    Ended,
     /// Cannot tell yet.
     NeedMore,
 }
 
-/// Looks for `close` after at most [`MAX_TAG_GAP`] bytes of whitespace at
-/// `bytes[i..]`, the body before `i` being complete.
+/// Looks for `close` after at most `max_gap` bytes of whitespace at
+/// `bytes[i..]`, the body before `i` being complete. Dialects whose closing
+/// tag is optional allow [`MAX_TAG_GAP`]; a fence or a required tag any.
 ///
 /// [`MAX_TAG_GAP`]: super::config::MAX_TAG_GAP
-pub(crate) fn optional_close(bytes: &[u8], i: usize, close: &str, eof: bool) -> Tail {
+pub(crate) fn closing_tag(bytes: &[u8], i: usize, close: &[u8], eof: bool, max_gap: usize) -> Tail {
     let ws = bytes[i..]
         .iter()
-        .take(super::config::MAX_TAG_GAP + 1)
+        .take(max_gap.saturating_add(1))
         .take_while(|b| b.is_ascii_whitespace())
         .count();
-    if ws > super::config::MAX_TAG_GAP {
+    if ws > max_gap {
         return Tail::Absent;
     }
     let j = i + ws;
     if j == bytes.len() {
-        return if eof { Tail::Absent } else { Tail::NeedMore };
+        return if eof { Tail::Ended } else { Tail::NeedMore };
     }
-    match super::scan::starts(&bytes[j..], close.as_bytes()) {
+    match super::scan::starts(&bytes[j..], close) {
         Some(true) => Tail::Closed(j + close.len()),
         None if !eof => Tail::NeedMore,
         _ => Tail::Absent,

@@ -2,13 +2,12 @@
 //! envelope read by [`JsonTokenizer`], an optional closing tag. What the
 //! envelope means is up to an [`EnvelopeHandler`], one per dialect.
 
-use crate::core::{DiagnosticKind, JsonObject};
-use crate::detect::scan::leading_ws;
+use crate::core::{DiagnosticKind, JsonObject, WireFormat};
 
-use super::format::{CallParser, Parsed};
+use super::format::{CallParser, Parsed, Tail, closing_tag};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus, ValueKind};
-use super::scan::starts;
-use super::sink::CallSink;
+use super::scan::leading_ws;
+use super::sink::{CallSink, finished_call};
 
 /// A handler's decision that the envelope is not (or not a valid) call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,22 +126,87 @@ impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
                     let Some(suffix) = self.suffix else {
                         return Parsed::done(i);
                     };
-                    let j = i + leading_ws(&bytes[i..]);
-                    if j == bytes.len() {
-                        return if eof {
-                            Parsed::done(i)
-                        } else {
-                            Parsed::need_more(i)
-                        };
-                    }
-                    return match starts(&bytes[j..], suffix.as_bytes()) {
-                        Some(true) => Parsed::done(j + suffix.len()),
-                        None if !eof => Parsed::need_more(i),
-                        _ => Parsed::done(i),
+                    return match closing_tag(bytes, i, suffix.as_bytes(), eof, usize::MAX) {
+                        Tail::Closed(end) => Parsed::done(end),
+                        Tail::Absent | Tail::Ended => Parsed::done(i),
+                        Tail::NeedMore => Parsed::need_more(i),
                     };
                 }
             }
         }
+    }
+}
+
+/// A call object being read (an envelope, or one element of a list): its name
+/// and id as they arrive, its call once started, its arguments.
+#[derive(Debug, Default)]
+pub(crate) struct CallObject {
+    pub(crate) name: Option<String>,
+    pub(crate) id: Option<String>,
+    /// The started call's index and id.
+    pub(crate) call: Option<(usize, String)>,
+    pub(crate) args: ArgsCapture,
+}
+
+impl CallObject {
+    /// Starts the call once its name is a registered tool and `ready` (the
+    /// dialect's own condition: the id known, the arguments begun, the object
+    /// ended) holds, then emits what the arguments held back. Returns whether
+    /// the name was found to be a tool here (the call was not started before).
+    #[inline]
+    pub(crate) fn try_start(
+        &mut self,
+        sink: &mut CallSink<'_>,
+        format: WireFormat,
+        ready: bool,
+    ) -> bool {
+        let mut named = false;
+        if self.call.is_none()
+            && let Some(name) = &self.name
+            && sink.is_tool(name)
+        {
+            named = true;
+            if ready {
+                self.call = Some(sink.start(self.id.as_deref(), name, format));
+            }
+        }
+        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+        named
+    }
+
+    /// The arguments' raw events (`RawStart`, `RawEnd` at region offsets from
+    /// `base`, `RawChunk`); other events are ignored.
+    #[inline]
+    pub(crate) fn raw(&mut self, ev: JsonEvent<'_>, base: usize, sink: &mut CallSink<'_>) {
+        match ev {
+            JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at, sink),
+            JsonEvent::RawEnd { at, string } => self.args.end_at(base + at, string),
+            JsonEvent::RawChunk(c) => self.args.push(c, self.call.as_ref().map(|c| c.0), sink),
+            _ => {}
+        }
+    }
+
+    /// The object spanning region offsets `start..end` ended (after a last
+    /// [`try_start`](Self::try_start)): its call ends, or an unknown tool's
+    /// object is given back as text. `no_name` is the error when it has no name.
+    pub(crate) fn end(
+        &mut self,
+        start: usize,
+        end: usize,
+        format: WireFormat,
+        no_name: &str,
+        sink: &mut CallSink<'_>,
+    ) -> Result<(), Verdict> {
+        let Some(name) = self.name.take() else {
+            return Err(Verdict::Invalid(no_name.to_owned()));
+        };
+        let Some((index, id)) = self.call.take() else {
+            sink.unknown(start, end, &name, format);
+            return Ok(());
+        };
+        let arguments = self.args.finish(index, sink)?;
+        sink.end(index, finished_call(id, name, arguments, format), end);
+        Ok(())
     }
 }
 

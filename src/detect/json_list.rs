@@ -19,11 +19,11 @@ use crate::core::{DiagnosticKind, WireFormat};
 use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
-use super::format::{CallParser, Parsed, Probe, ProbeContext};
-use super::json_call::{ArgsCapture, Verdict};
+use super::format::{CallParser, Parsed, Probe, ProbeContext, Tail, closing_tag};
+use super::json_call::{CallObject, Verdict};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::scan::starts;
-use super::sink::{CallSink, finished_call};
+use super::sink::CallSink;
 
 /// The key names of one dialect's call objects (the first of each list is the
 /// documented one; the others are accepted too).
@@ -196,22 +196,10 @@ impl CallParser for ListParser {
                     let Some(close) = self.spec.close else {
                         return Parsed::done(i);
                     };
-                    let ws = leading_ws(&bytes[i..]);
-                    let j = i + ws;
-                    if ws > MAX_TAG_GAP {
-                        return Parsed::done(i);
-                    }
-                    if j == bytes.len() {
-                        return if eof {
-                            Parsed::done(i)
-                        } else {
-                            Parsed::need_more(i)
-                        };
-                    }
-                    return match starts(&bytes[j..], close.as_bytes()) {
-                        Some(true) => Parsed::done(j + close.len()),
-                        None if !eof => Parsed::need_more(i),
-                        _ => Parsed::done(i),
+                    return match closing_tag(bytes, i, close.as_bytes(), eof, MAX_TAG_GAP) {
+                        Tail::Closed(end) => Parsed::done(end),
+                        Tail::Absent | Tail::Ended => Parsed::done(i),
+                        Tail::NeedMore => Parsed::need_more(i),
                     };
                 }
             }
@@ -234,10 +222,7 @@ enum Key {
 struct Element {
     /// Region offset of its `{`.
     start: usize,
-    name: Option<String>,
-    id: Option<String>,
-    call: Option<(usize, String)>,
-    args: ArgsCapture,
+    object: CallObject,
 }
 
 /// Reads the call objects of a body and emits their calls.
@@ -307,16 +292,8 @@ impl CallObjects {
         let Some(el) = self.element.as_mut() else {
             return;
         };
-        if el.call.is_none()
-            && let Some(name) = &el.name
-            && sink.is_tool(name)
-        {
-            self.named = true;
-            if force || !wait_id || el.id.is_some() {
-                el.call = Some(sink.start(el.id.as_deref(), name, format));
-            }
-        }
-        el.args.flush(el.call.as_ref().map(|c| c.0), sink);
+        let ready = force || !wait_id || el.object.id.is_some();
+        self.named |= el.object.try_start(sink, format, ready);
     }
 
     fn end_element(&mut self, base: usize, at: usize, sink: &mut CallSink<'_>) -> Directive {
@@ -325,22 +302,12 @@ impl CallObjects {
             return Directive::Continue;
         };
         let end = base + at + 1;
-        let Some(name) = el.name.take() else {
-            return self.stop("a call object has no name");
-        };
-        let Some((index, id)) = el.call.take() else {
-            sink.unknown(el.start, end, &name, self.spec.format);
-            return Directive::Continue;
-        };
-        match el.args.finish(index, sink) {
-            Ok(arguments) => {
-                sink.end(
-                    index,
-                    finished_call(id, name, arguments, self.spec.format),
-                    end,
-                );
-                Directive::Continue
-            }
+        let no_name = "a call object has no name";
+        match el
+            .object
+            .end(el.start, end, self.spec.format, no_name, sink)
+        {
+            Ok(()) => Directive::Continue,
             Err(v) => {
                 self.verdict = Some(v);
                 Directive::Stop
@@ -390,8 +357,8 @@ impl CallObjects {
                 };
                 match self.key {
                     // A started call keeps the name it started with.
-                    Key::Name if el.call.is_none() => el.name = Some(s.to_owned()),
-                    Key::Id => el.id = Some(s.to_owned()),
+                    Key::Name if el.object.call.is_none() => el.object.name = Some(s.to_owned()),
+                    Key::Id => el.object.id = Some(s.to_owned()),
                     _ => return Directive::Continue,
                 }
                 self.try_start(sink, false);
@@ -399,23 +366,17 @@ impl CallObjects {
             JsonEvent::Str(_) | JsonEvent::Scalar(_) if self.depth + 1 == ed => {
                 return self.stop("a call entry is not an object");
             }
-            JsonEvent::RawEnd { at, string } => {
-                if let Some(el) = self.element.as_mut() {
-                    el.args.end_at(base + at, string);
-                }
-            }
             JsonEvent::RawStart(kind, at) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.start_at(kind, base + at, sink);
+                    el.object.args.start_at(kind, base + at, sink);
                 }
                 self.try_start(sink, false);
             }
-            JsonEvent::RawChunk(c) => {
+            ev => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.push(c, el.call.as_ref().map(|c| c.0), sink);
+                    el.object.raw(ev, base, sink);
                 }
             }
-            _ => {}
         }
         Directive::Continue
     }

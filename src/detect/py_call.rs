@@ -13,7 +13,7 @@ use crate::core::{DiagnosticKind, JsonObject, ToolCall, WireFormat};
 use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
-use super::format::{CallParser, Parsed, Tail, optional_close};
+use super::format::{CallParser, Parsed, Tail, closing_tag};
 use super::json_call::ArgsCapture;
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::py_literal::{ArgsConv, Step, Syntax};
@@ -330,9 +330,9 @@ impl CallParser for PyListParser {
                         return self.done(i, sink);
                     };
                     // The list is complete; only the closing wrapper may be missing.
-                    return match optional_close(bytes, i, close, eof) {
+                    return match closing_tag(bytes, i, close.as_bytes(), eof, MAX_TAG_GAP) {
                         Tail::Closed(end) => self.done(end, sink),
-                        Tail::Absent => self.done(i, sink),
+                        Tail::Absent | Tail::Ended => self.done(i, sink),
                         Tail::NeedMore => Parsed::need_more(i),
                     };
                 }

@@ -9,11 +9,12 @@
 
 use crate::core::{DiagnosticKind, JsonObject, WireFormat};
 
+use super::super::config::MAX_TAG_GAP;
 use super::super::format::{
-    CallParser, Parsed, Probe, ProbeContext, Tail, TextFormat, optional_close,
+    CallParser, Parsed, Probe, ProbeContext, Tail, TextFormat, closing_tag,
 };
 use super::super::py_literal::{ArgsConv, Step, Syntax};
-use super::super::reasoning::ReasoningBlock;
+use super::super::reasoning::ReasoningParser;
 use super::super::scan::starts;
 use super::super::sink::{CallSink, finished_call};
 use super::super::xml_syntax::{Open, match_open};
@@ -38,12 +39,12 @@ impl TextFormat for Gemma4 {
                 // The channel name is followed by a newline, then the thought.
                 return match bytes.get(THOUGHT.len()) {
                     None => cx.need_more(),
-                    Some(b'\n') => Probe::Match(Box::new(ReasoningBlock::new(
+                    Some(b'\n') => Probe::Match(Box::new(ReasoningParser::new(
                         THOUGHT.len() + 1,
                         THOUGHT_CLOSE,
                     ))),
                     Some(b'<') => {
-                        Probe::Match(Box::new(ReasoningBlock::new(THOUGHT.len(), THOUGHT_CLOSE)))
+                        Probe::Match(Box::new(ReasoningParser::new(THOUGHT.len(), THOUGHT_CLOSE)))
                     }
                     Some(_) => Probe::NoMatch,
                 };
@@ -153,9 +154,9 @@ impl CallParser for GemmaCall {
                 }
                 GState::Close => {
                     // The body is complete; only the end token may be missing.
-                    return match optional_close(bytes, i, CLOSE, eof) {
+                    return match closing_tag(bytes, i, CLOSE.as_bytes(), eof, MAX_TAG_GAP) {
                         Tail::Closed(end) => self.finish(end, sink),
-                        Tail::Absent => self.finish(i, sink),
+                        Tail::Absent | Tail::Ended => self.finish(i, sink),
                         Tail::NeedMore => Parsed::need_more(i),
                     };
                 }

@@ -8,10 +8,10 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_call::{
-    ArgsCapture, EnvelopeHandler, FirstKey, JsonCallParser, Verdict, first_key,
+    CallObject, EnvelopeHandler, FirstKey, JsonCallParser, Verdict, first_key,
 };
 use super::super::json_tokenizer::{Directive, JsonEvent};
-use super::super::sink::{CallSink, finished_call};
+use super::super::sink::CallSink;
 
 /// The OpenAI function-call dialect.
 pub(crate) struct OpenAiFunction;
@@ -42,10 +42,7 @@ impl TextFormat for OpenAiFunction {
 #[derive(Debug, Default)]
 struct Element {
     start: usize,
-    id: Option<String>,
-    name: Option<String>,
-    call: Option<(usize, String)>,
-    args: ArgsCapture,
+    object: CallObject,
 }
 
 /// The last key read at one depth of the envelope, as far as it matters: the
@@ -83,14 +80,10 @@ pub(crate) struct ToolCallsHandler {
 
 impl Element {
     fn try_start(&mut self, sink: &mut CallSink<'_>, force: bool) {
-        if self.call.is_none()
-            && let Some(name) = &self.name
-            && sink.is_tool(name)
-            && (force || self.id.is_some() || self.args.begun())
-        {
-            self.call = Some(sink.start(self.id.as_deref(), name, WireFormat::OpenAiFunction));
-        }
-        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+        let o = &self.object;
+        let ready = force || o.id.is_some() || o.args.begun();
+        self.object
+            .try_start(sink, WireFormat::OpenAiFunction, ready);
     }
 }
 
@@ -102,27 +95,17 @@ impl ToolCallsHandler {
         let end = base + at + 1;
         // The element is done: its name and id move into the call.
         el.try_start(sink, true);
-        let Some(name) = el.name.take() else {
-            self.verdict = Some(Verdict::Invalid(
-                "a tool_calls entry has no function name".to_owned(),
-            ));
-            return Directive::Stop;
-        };
-        match el.call.take() {
-            None => sink.unknown(el.start, end, &name, WireFormat::OpenAiFunction),
-            Some((index, id)) => match el.args.finish(index, sink) {
-                Ok(arguments) => sink.end(
-                    index,
-                    finished_call(id, name, arguments, WireFormat::OpenAiFunction),
-                    end,
-                ),
-                Err(v) => {
-                    self.verdict = Some(v);
-                    return Directive::Stop;
-                }
-            },
+        let no_name = "a tool_calls entry has no function name";
+        match el
+            .object
+            .end(el.start, end, WireFormat::OpenAiFunction, no_name, sink)
+        {
+            Ok(()) => Directive::Continue,
+            Err(v) => {
+                self.verdict = Some(v);
+                Directive::Stop
+            }
         }
-        Directive::Continue
     }
 }
 
@@ -191,37 +174,31 @@ impl EnvelopeHandler for ToolCallsHandler {
                     return Directive::Continue;
                 };
                 match self.depth {
-                    3 if self.key3 == Key::Id => el.id = Some(s.to_owned()),
+                    3 if self.key3 == Key::Id => el.object.id = Some(s.to_owned()),
                     // A started call keeps the name it started with.
                     4 if self.key3 == Key::Function
                         && self.key4 == Key::Name
-                        && el.call.is_none() =>
+                        && el.object.call.is_none() =>
                     {
-                        el.name = Some(s.to_owned())
+                        el.object.name = Some(s.to_owned())
                     }
                     _ => return Directive::Continue,
                 }
                 el.try_start(sink, false);
-                self.any_started |= el.call.is_some();
-            }
-            JsonEvent::RawEnd { at, string } => {
-                if let Some(el) = self.element.as_mut() {
-                    el.args.end_at(base + at, string);
-                }
+                self.any_started |= el.object.call.is_some();
             }
             JsonEvent::RawStart(kind, at) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.start_at(kind, base + at, sink);
+                    el.object.args.start_at(kind, base + at, sink);
                     el.try_start(sink, false);
-                    self.any_started |= el.call.is_some();
+                    self.any_started |= el.object.call.is_some();
                 }
             }
-            JsonEvent::RawChunk(c) => {
+            ev => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.push(c, el.call.as_ref().map(|c| c.0), sink);
+                    el.object.raw(ev, base, sink);
                 }
             }
-            _ => {}
         }
         Directive::Continue
     }

@@ -10,7 +10,7 @@
 //! [`DetectConfig::start_in_reasoning`]: crate::detect::DetectConfig::start_in_reasoning
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::reasoning::ReasoningBlock;
+use super::super::reasoning::ReasoningParser;
 use super::super::scan::starts;
 
 const OPEN: &str = "<think>";
@@ -30,7 +30,7 @@ impl TextFormat for Think {
             return Probe::NoMatch;
         }
         match starts(input.as_bytes(), OPEN.as_bytes()) {
-            Some(true) => Probe::Match(Box::new(ReasoningBlock::new(OPEN.len(), CLOSE))),
+            Some(true) => Probe::Match(Box::new(ReasoningParser::new(OPEN.len(), CLOSE))),
             Some(false) => Probe::NoMatch,
             None => cx.need_more(),
         }
