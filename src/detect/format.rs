@@ -204,6 +204,22 @@ pub(crate) fn closing_tag(bytes: &[u8], i: usize, close: &[u8], eof: bool, max_g
     }
 }
 
+/// Where a region whose body is complete ends: after its optional closing
+/// tag `close` (at most [`MAX_TAG_GAP`] bytes of whitespace before it), else
+/// where the body did. `None`: cannot tell yet.
+///
+/// [`MAX_TAG_GAP`]: super::config::MAX_TAG_GAP
+pub(crate) fn body_end(bytes: &[u8], i: usize, close: Option<&str>, eof: bool) -> Option<usize> {
+    let Some(close) = close else {
+        return Some(i);
+    };
+    match closing_tag(bytes, i, close.as_bytes(), eof, super::config::MAX_TAG_GAP) {
+        Tail::Closed(end) => Some(end),
+        Tail::Absent | Tail::Ended => Some(i),
+        Tail::NeedMore => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

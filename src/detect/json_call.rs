@@ -137,6 +137,19 @@ impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
     }
 }
 
+/// Which key of a call object the tokenizer is in, as far as it matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum CallKey {
+    #[default]
+    Other,
+    /// The tool name's key.
+    Name,
+    /// The call id's key.
+    Id,
+    /// The arguments' key.
+    Args,
+}
+
 /// A call object being read (an envelope, or one element of a list): its name
 /// and id as they arrive, its call once started, its arguments.
 #[derive(Debug, Default)]

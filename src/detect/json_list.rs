@@ -19,8 +19,8 @@ use crate::core::{DiagnosticKind, WireFormat};
 use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
-use super::format::{CallParser, Parsed, Probe, ProbeContext, Tail, closing_tag};
-use super::json_call::{CallObject, Verdict};
+use super::format::{CallParser, Parsed, Probe, ProbeContext, body_end};
+use super::json_call::{CallKey, CallObject, Verdict};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::scan::starts;
 use super::sink::CallSink;
@@ -69,6 +69,22 @@ pub(crate) struct ListSpec {
     pub(crate) body: Body,
     /// The closing tag after the body, if any (optional at end of stream).
     pub(crate) close: Option<&'static str>,
+}
+
+impl ListSpec {
+    /// A dialect whose call objects are `{"name": …, "arguments": …}`.
+    pub(crate) const fn name_arguments(
+        format: WireFormat,
+        body: Body,
+        close: Option<&'static str>,
+    ) -> Self {
+        Self {
+            format,
+            keys: &NAME_ARGUMENTS,
+            body,
+            close,
+        }
+    }
 }
 
 /// Where a list parser is.
@@ -193,28 +209,14 @@ impl CallParser for ListParser {
                     }
                 }
                 State::Close => {
-                    let Some(close) = self.spec.close else {
-                        return Parsed::done(i);
-                    };
-                    return match closing_tag(bytes, i, close.as_bytes(), eof, MAX_TAG_GAP) {
-                        Tail::Closed(end) => Parsed::done(end),
-                        Tail::Absent | Tail::Ended => Parsed::done(i),
-                        Tail::NeedMore => Parsed::need_more(i),
+                    return match body_end(bytes, i, self.spec.close, eof) {
+                        Some(end) => Parsed::done(end),
+                        None => Parsed::need_more(i),
                     };
                 }
             }
         }
     }
-}
-
-/// Which key of a call object the tokenizer is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Key {
-    #[default]
-    Other,
-    Name,
-    Id,
-    Args,
 }
 
 /// One call object.
@@ -233,7 +235,7 @@ struct CallObjects {
     depth: usize,
     /// The depth of a call object's own keys (2 in an array, 1 alone).
     element_depth: usize,
-    key: Key,
+    key: CallKey,
     element: Option<Element>,
     /// A registered name was seen or a call ended: broken JSON from here on is
     /// a broken call, not text that merely looked like one.
@@ -250,7 +252,7 @@ impl CallObjects {
                 Body::Array => 2,
                 Body::Objects { .. } => 1,
             },
-            key: Key::Other,
+            key: CallKey::Other,
             element: None,
             named: false,
             verdict: None,
@@ -260,7 +262,7 @@ impl CallObjects {
     /// A new top-level value of a separated sequence begins.
     fn next_value(&mut self) {
         self.depth = 0;
-        self.key = Key::Other;
+        self.key = CallKey::Other;
         self.element = None;
     }
 
@@ -268,16 +270,16 @@ impl CallObjects {
         self.named
     }
 
-    fn classify(&self, k: &str) -> Key {
+    fn classify(&self, k: &str) -> CallKey {
         let keys = self.spec.keys;
         if keys.name.contains(&k) {
-            Key::Name
+            CallKey::Name
         } else if keys.args.contains(&k) {
-            Key::Args
+            CallKey::Args
         } else if keys.id.contains(&k) {
-            Key::Id
+            CallKey::Id
         } else {
-            Key::Other
+            CallKey::Other
         }
     }
 
@@ -328,7 +330,7 @@ impl CallObjects {
                         start: base + at,
                         ..Element::default()
                     });
-                    self.key = Key::Other;
+                    self.key = CallKey::Other;
                 }
             }
             JsonEvent::ObjectEnd(at) => {
@@ -347,7 +349,7 @@ impl CallObjects {
             JsonEvent::ArrayEnd(_) => self.depth = self.depth.saturating_sub(1),
             JsonEvent::Key(k) if self.depth == ed => {
                 self.key = self.classify(k);
-                if self.key == Key::Args {
+                if self.key == CallKey::Args {
                     return Directive::Raw;
                 }
             }
@@ -357,8 +359,10 @@ impl CallObjects {
                 };
                 match self.key {
                     // A started call keeps the name it started with.
-                    Key::Name if el.object.call.is_none() => el.object.name = Some(s.to_owned()),
-                    Key::Id => el.object.id = Some(s.to_owned()),
+                    CallKey::Name if el.object.call.is_none() => {
+                        el.object.name = Some(s.to_owned())
+                    }
+                    CallKey::Id => el.object.id = Some(s.to_owned()),
                     _ => return Directive::Continue,
                 }
                 self.try_start(sink, false);

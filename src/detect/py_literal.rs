@@ -31,8 +31,9 @@
 //! a `string` parameter becomes a string (`zip=2139` gives `"2139"`). Every
 //! other value keeps its literal's type.
 
-use crate::core::{ParamType, ToolShape};
+use crate::core::{JsonObject, ParamType, ToolShape};
 
+use super::json_value::parse_arguments;
 use super::scan::{escape_json_into, starts};
 use super::sink::CallSink;
 
@@ -175,18 +176,20 @@ impl ArgsConv {
         }
     }
 
-    /// Feeds `input` like [`feed`](Self::feed) and emits the JSON it added as
-    /// the argument text of call `index` (nothing while no call is open: an
-    /// unknown tool's arguments are converted but not streamed).
+    /// Feeds `input` like [`feed`](Self::feed), typed by the schema of tool
+    /// `name`, and emits the JSON it added as the argument text of call
+    /// `index` (nothing while no call is open: an unknown tool's arguments are
+    /// converted but not streamed).
     pub(crate) fn feed_streaming(
         &mut self,
         input: &str,
         eof: bool,
-        shape: Option<&ToolShape>,
+        name: &str,
         index: Option<usize>,
         sink: &mut CallSink<'_>,
     ) -> Step {
-        let step = self.feed(input, eof, shape);
+        let catalog = sink.catalog;
+        let step = self.feed(input, eof, catalog.get(name));
         if let Some(index) = index {
             sink.args(index, &self.json[self.emitted..]);
             self.emitted = self.json.len();
@@ -194,7 +197,15 @@ impl ArgsConv {
         step
     }
 
+    /// The finished arguments (once `Done` was returned) as an object, or why
+    /// they are not one.
+    pub(crate) fn arguments(&self) -> Result<JsonObject, String> {
+        parse_arguments(&self.json)
+            .map_err(|e| format!("the arguments do not convert to json: {e}"))
+    }
+
     /// The arguments JSON written so far (complete once `Done` was returned).
+    #[cfg(test)]
     pub(crate) fn json(&self) -> &str {
         &self.json
     }
@@ -215,10 +226,7 @@ impl ArgsConv {
             };
             match self.state {
                 St::KeyOrClose => {
-                    if is_ws(b) {
-                        i += 1;
-                    } else if b == self.closer() {
-                        self.close();
+                    if self.skip_or_close(b) {
                         i += 1;
                     } else {
                         let literal_key = match self.syntax {
@@ -231,14 +239,12 @@ impl ArgsConv {
                             }
                             // A key written as a literal: written as a JSON string key.
                             self.begin_entry();
-                            self.role = Role::Key;
                             if self.top().kind == Kind::Args {
                                 self.top_ty = None;
                             }
-                            match self.start_value(bytes, i, eof) {
-                                Ok(Some(n)) => i += n,
-                                Ok(None) => return Step::NeedMore(i),
-                                Err(m) => return Step::Invalid(i, m),
+                            match self.value(Role::Key, bytes, i, eof) {
+                                Ok(n) => i += n,
+                                Err(step) => return step,
                             }
                         } else if key_start(self.syntax, b) {
                             self.tok.clear();
@@ -304,33 +310,27 @@ impl ArgsConv {
                         i += 1;
                         continue;
                     }
-                    self.role = if self.top().kind == Kind::Args {
+                    let role = if self.top().kind == Kind::Args {
                         Role::Top(self.top_ty)
                     } else {
                         Role::Plain
                     };
-                    match self.start_value(bytes, i, eof) {
-                        Ok(Some(n)) => i += n,
-                        Ok(None) => return Step::NeedMore(i),
-                        Err(m) => return Step::Invalid(i, m),
+                    match self.value(role, bytes, i, eof) {
+                        Ok(n) => i += n,
+                        Err(step) => return step,
                     }
                 }
                 St::ElemOrClose => {
-                    if is_ws(b) {
-                        i += 1;
-                    } else if b == self.closer() {
-                        self.close();
+                    if self.skip_or_close(b) {
                         i += 1;
                     } else {
                         if self.split_quote(bytes, i, eof) {
                             return Step::NeedMore(i);
                         }
                         self.begin_entry();
-                        self.role = Role::Plain;
-                        match self.start_value(bytes, i, eof) {
-                            Ok(Some(n)) => i += n,
-                            Ok(None) => return Step::NeedMore(i),
-                            Err(m) => return Step::Invalid(i, m),
+                        match self.value(Role::Plain, bytes, i, eof) {
+                            Ok(n) => i += n,
+                            Err(step) => return step,
                         }
                     }
                 }
@@ -447,25 +447,28 @@ impl ArgsConv {
 
     /// Starts a value at `bytes[i]` (not whitespace). `Ok(Some(n))`: consumed
     /// n bytes; `Ok(None)`: undecided, nothing consumed.
+    /// Starts a value in `role` at `bytes[i]` (not whitespace): the bytes it
+    /// consumed, or the step to return (more input needed, or invalid).
+    fn value(&mut self, role: Role, bytes: &[u8], i: usize, eof: bool) -> Result<usize, Step> {
+        self.role = role;
+        match self.start_value(bytes, i, eof) {
+            Ok(Some(n)) => Ok(n),
+            Ok(None) => Err(Step::NeedMore(i)),
+            Err(m) => Err(Step::Invalid(i, m)),
+        }
+    }
+
     fn start_value(&mut self, bytes: &[u8], i: usize, eof: bool) -> Result<Option<usize>, String> {
         let b = bytes[i];
         match (self.syntax, b) {
             (Syntax::Python, b'\'' | b'"') => {
-                self.hold = self.role != Role::Key && self.hold_string();
-                self.held.clear();
-                if !self.hold {
-                    self.json.push('"');
-                }
+                self.begin_string();
                 self.state = St::Quote { raw: false };
                 Ok(Some(0))
             }
             (Syntax::Gemma, b'<') => match starts(&bytes[i..], GEMMA_QUOTE.as_bytes()) {
                 Some(true) => {
-                    self.hold = self.role != Role::Key && self.hold_string();
-                    self.held.clear();
-                    if !self.hold {
-                        self.json.push('"');
-                    }
+                    self.begin_string();
                     self.state = St::GStr;
                     Ok(Some(GEMMA_QUOTE.len()))
                 }

@@ -6,7 +6,7 @@ use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, WireFormat};
 
 use super::super::batch::EventBatch;
 use super::super::scan::leading_ws;
-use super::super::sink::RegionRecord;
+use super::super::sink::{RegionRecord, TextSpan};
 use super::{Mode, StreamDetector};
 
 impl StreamDetector {
@@ -48,19 +48,7 @@ impl StreamDetector {
         for event in record.deferred {
             out.push(event);
         }
-        let mut pos = 0;
-        for span in &record.text_spans {
-            self.add_region(self.region_at + pos..self.region_at + span.start);
-            self.give_back_span(
-                &region[span.start..span.end],
-                span.format,
-                Some(span.name.clone()),
-                floor,
-                out,
-            );
-            pos = span.end;
-        }
-        self.add_region(self.region_at + pos..self.region_at + region_len);
+        self.give_back_spans(&region, &record.text_spans, region_len, floor, out);
         self.boundary = record.text_spans.last().is_none_or(|s| s.end < region_len);
         self.line_start = false;
         if self.boundary {
@@ -99,19 +87,7 @@ impl StreamDetector {
             out.push(event);
         }
         let cut = record.committed_to.min(region.len());
-        let mut pos = 0;
-        for span in record.text_spans.iter().filter(|s| s.end <= cut) {
-            self.add_region(self.region_at + pos..self.region_at + span.start);
-            self.give_back_span(
-                &region[span.start..span.end],
-                span.format,
-                Some(span.name.clone()),
-                floor,
-                out,
-            );
-            pos = span.end;
-        }
-        self.add_region(self.region_at + pos..self.region_at + cut);
+        self.give_back_spans(&region, &record.text_spans, cut, floor, out);
         let rest = &region[cut..];
         out.push(DetectEvent::Malformed {
             diagnostic: Diagnostic {
@@ -163,6 +139,31 @@ impl StreamDetector {
         });
         self.line_start = false;
         self.emit_text(&region[ws..], floor, out);
+    }
+
+    /// Gives back the unknown tools' elements (`spans`) that end by `end`,
+    /// and records the rest of `region[..end]` as call regions.
+    fn give_back_spans(
+        &mut self,
+        region: &str,
+        spans: &[TextSpan],
+        end: usize,
+        floor: usize,
+        out: &mut EventBatch,
+    ) {
+        let mut pos = 0;
+        for span in spans.iter().filter(|s| s.end <= end) {
+            self.add_region(self.region_at + pos..self.region_at + span.start);
+            self.give_back_span(
+                &region[span.start..span.end],
+                span.format,
+                Some(span.name.clone()),
+                floor,
+                out,
+            );
+            pos = span.end;
+        }
+        self.add_region(self.region_at + pos..self.region_at + end);
     }
 
     fn give_back_span(

@@ -9,10 +9,7 @@
 
 use crate::core::{DiagnosticKind, JsonObject, WireFormat};
 
-use super::super::config::MAX_TAG_GAP;
-use super::super::format::{
-    CallParser, Parsed, Probe, ProbeContext, Tail, TextFormat, closing_tag,
-};
+use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat, body_end};
 use super::super::py_literal::{ArgsConv, Step, Syntax};
 use super::super::reasoning::ReasoningParser;
 use super::super::scan::starts;
@@ -125,11 +122,8 @@ impl CallParser for GemmaCall {
                     self.state = GState::Args(Box::new(ArgsConv::new(Syntax::Gemma)));
                 }
                 GState::Args(conv) => {
-                    let catalog = sink.catalog;
                     let index = self.call.as_ref().map(|c| c.0);
-                    let step =
-                        conv.feed_streaming(&input[i..], eof, catalog.get(&self.name), index, sink);
-                    match step {
+                    match conv.feed_streaming(&input[i..], eof, &self.name, index, sink) {
                         Step::NeedMore(n) => return Parsed::need_more(i + n),
                         Step::Invalid(n, message) => {
                             return Parsed::abandon(i + n, DiagnosticKind::Invalid, message);
@@ -137,13 +131,13 @@ impl CallParser for GemmaCall {
                         Step::Done(n) => {
                             i += n;
                             if self.call.is_some() {
-                                match crate::detect::json_value::parse_arguments(conv.json()) {
+                                match conv.arguments() {
                                     Ok(a) => self.arguments = Some(a),
-                                    Err(e) => {
+                                    Err(message) => {
                                         return Parsed::abandon(
                                             i,
                                             DiagnosticKind::Invalid,
-                                            format!("the arguments do not convert to json: {e}"),
+                                            message,
                                         );
                                     }
                                 }
@@ -154,10 +148,9 @@ impl CallParser for GemmaCall {
                 }
                 GState::Close => {
                     // The body is complete; only the end token may be missing.
-                    return match closing_tag(bytes, i, CLOSE.as_bytes(), eof, MAX_TAG_GAP) {
-                        Tail::Closed(end) => self.finish(end, sink),
-                        Tail::Absent | Tail::Ended => self.finish(i, sink),
-                        Tail::NeedMore => Parsed::need_more(i),
+                    return match body_end(bytes, i, Some(CLOSE), eof) {
+                        Some(end) => self.finish(end, sink),
+                        None => Parsed::need_more(i),
                     };
                 }
             }

@@ -8,7 +8,7 @@ use crate::core::WireFormat;
 use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_call::{CallObject, EnvelopeHandler, JsonCallParser, Verdict};
+use super::super::json_call::{CallKey, CallObject, EnvelopeHandler, JsonCallParser, Verdict};
 use super::super::json_tokenizer::{Directive, JsonEvent};
 use super::super::sink::CallSink;
 use super::anthropic_invoke::tag_then;
@@ -38,20 +38,11 @@ impl TextFormat for Hermes {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Key {
-    #[default]
-    Other,
-    Name,
-    Id,
-    Args,
-}
-
 /// Reads `{"name", "arguments"}` envelopes.
 #[derive(Debug, Default)]
 pub(crate) struct HermesHandler {
     depth: usize,
-    key: Key,
+    key: CallKey,
     object: CallObject,
     verdict: Option<Verdict>,
 }
@@ -66,22 +57,22 @@ impl EnvelopeHandler for HermesHandler {
             JsonEvent::ObjectEnd(_) | JsonEvent::ArrayEnd(_) => self.depth -= 1,
             JsonEvent::Key(k) if self.depth == 1 => {
                 self.key = match k {
-                    "name" => Key::Name,
-                    "id" => Key::Id,
-                    "arguments" | "parameters" => Key::Args,
-                    _ => Key::Other,
+                    "name" => CallKey::Name,
+                    "id" => CallKey::Id,
+                    "arguments" | "parameters" => CallKey::Args,
+                    _ => CallKey::Other,
                 };
-                if self.key == Key::Args {
+                if self.key == CallKey::Args {
                     return Directive::Raw;
                 }
             }
             JsonEvent::Str(s) if self.depth == 1 => match self.key {
                 // A started call keeps the name it started with.
-                Key::Name if self.object.call.is_none() => {
+                CallKey::Name if self.object.call.is_none() => {
                     self.object.name = Some(s.to_owned());
                     self.object.try_start(sink, WireFormat::Hermes, true);
                 }
-                Key::Id => self.object.id = Some(s.to_owned()),
+                CallKey::Id => self.object.id = Some(s.to_owned()),
                 _ => {}
             },
             ev => self.object.raw(ev, base, sink),

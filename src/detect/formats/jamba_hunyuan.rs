@@ -13,7 +13,7 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_list::{Body, ListSpec, NAME_ARGUMENTS, probe_list};
+use super::super::json_list::{Body, ListSpec, probe_list};
 use super::super::scan::starts;
 use super::kept::KeptMarker;
 
@@ -21,12 +21,8 @@ const OPEN: &str = "<tool_calls>";
 const ANSWER: &str = "<answer>";
 const ANSWER_END: &str = "</answer>";
 
-static SPEC: ListSpec = ListSpec {
-    format: WireFormat::JambaHunyuan,
-    keys: &NAME_ARGUMENTS,
-    body: Body::Array,
-    close: Some("</tool_calls>"),
-};
+static SPEC: ListSpec =
+    ListSpec::name_arguments(WireFormat::JambaHunyuan, Body::Array, Some("</tool_calls>"));
 
 /// The Jamba / Hunyuan-A13B dialect.
 pub(crate) struct JambaHunyuan;

@@ -1,7 +1,7 @@
 //! The pythonic converter's stack of open containers (the argument list,
 //! lists, tuples, dicts): opening, closing and entries.
 
-use super::{ArgsConv, Frame, Kind, MAX_DEPTH, Role, St, Syntax};
+use super::{ArgsConv, Frame, Kind, MAX_DEPTH, Role, St, Syntax, is_ws};
 
 impl ArgsConv {
     #[inline]
@@ -69,5 +69,19 @@ impl ArgsConv {
             St::ElemOrClose
         };
         Ok(())
+    }
+
+    /// Where a key or an element may begin: whitespace is skipped, the
+    /// container's closer closes it (`true`: `b` is consumed).
+    #[inline]
+    pub(super) fn skip_or_close(&mut self, b: u8) -> bool {
+        if is_ws(b) {
+            true
+        } else if b == self.closer() {
+            self.close();
+            true
+        } else {
+            false
+        }
     }
 }

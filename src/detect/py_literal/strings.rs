@@ -30,6 +30,17 @@ impl ArgsConv {
             && starts(&bytes[i..], GEMMA_QUOTE.as_bytes()).is_none()
     }
 
+    /// A string literal begins: held whole for a typed top-level value, else
+    /// its JSON string is opened.
+    #[inline]
+    pub(super) fn begin_string(&mut self) {
+        self.hold = self.role != Role::Key && self.hold_string();
+        self.held.clear();
+        if !self.hold {
+            self.json.push('"');
+        }
+    }
+
     /// Whether a string in the current role is held for conversion.
     #[inline]
     pub(super) fn hold_string(&self) -> bool {
