@@ -3,8 +3,8 @@
 //! The dialects are one table, [`for_each_format!`]: a row per dialect holds
 //! its variant (with its doc), its name, its kind and recogniser, and whether
 //! it is auto-detected and a core dialect. This module expands the rows into
-//! [`WireFormat`] and its lists; `detect::formats` expands the same rows into
-//! the detector's probing registry. Adding a dialect is one module in
+//! [`WireFormat`] and its lists; `detect::recognisers` expands the same rows
+//! into the detector's recognisers, in probing order. Adding a dialect is one module in
 //! `detect/formats/` and one row here.
 
 use std::fmt;
@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 /// - `Kind` is `Text` (calls written in the model's text), `Reasoning` (a
 ///   reasoning block in the text, not a call format) or `Structured` (calls
 ///   that arrive as provider deltas; no recogniser).
-/// - `recogniser` is the path of the dialect's `TextFormat`, relative to
+/// - `recogniser` is the path of the dialect's `TextFormat` below
 ///   `detect::formats` (tokens only: core names no detector type).
 /// - `auto`: on by default, in auto-detection; `core`: one of the six core
 ///   text dialects.

@@ -15,7 +15,6 @@ mod scanner;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::scan::push_short;
 use crate::core::{DetectEvent, DiagnosticKind, ToolCatalog, WireFormat};
 
 use super::batch::EventBatch;
@@ -25,6 +24,7 @@ use super::formats;
 use super::output::EventOutput;
 use super::output::sealed::SpareBatch;
 use super::reasoning::ReasoningParser;
+use super::scan::push_short;
 use super::sink::{CallSink, RegionRecord};
 use super::structured::StructuredCalls;
 use super::table::FormatTable;

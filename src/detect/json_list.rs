@@ -16,13 +16,12 @@
 //! is (docs/dialects-research.md, open question 2).
 
 use crate::core::{DiagnosticKind, WireFormat};
-use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed, Probe, ProbeContext, body_end};
 use super::json_call::{CallKey, CallObject, Verdict};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
-use super::scan::starts;
+use super::scan::{leading_ws, starts};
 use super::sink::CallSink;
 
 /// The key names of one dialect's call objects (the first of each list is the

@@ -10,14 +10,13 @@
 //! as text on its own; the other elements stay calls.
 
 use crate::core::{DiagnosticKind, JsonObject, ToolCall, WireFormat};
-use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed, body_end};
 use super::json_call::{ArgsCapture, CallKey};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::py_literal::{ArgsConv, Step, Syntax};
-use super::scan::starts;
+use super::scan::{leading_ws, starts};
 use super::sink::{CallSink, finished_call};
 
 /// The longest tool name read in a list.

@@ -2,7 +2,7 @@
 //! can start with (the scanner's stop bytes).
 //!
 //! The index of every registered dialect is built once (a private `OnceLock`:
-//! it depends on nothing but the registry); a detector's table is that index
+//! it depends on nothing but the recognisers); a detector's table is that index
 //! narrowed to its configuration's dialects, built without an allocation when
 //! the detector is made, so a new detector per stream stays cheap.
 
@@ -12,14 +12,14 @@ use crate::core::WireFormat;
 
 use super::config::DetectConfig;
 use super::format::FormatSet;
-use super::formats::{REGISTRY, Recogniser};
+use super::recognisers::{RECOGNISERS, Recogniser};
 
 /// The most distinct stop bytes (the fence backtick included; a test checks
-/// the registry fits).
+/// the recognisers fits).
 const MAX_STOPS: usize = 8;
 
-/// Stop bytes, sorted, each with the registry entries that can start with it
-/// (bit `i` is `REGISTRY[i]`, so candidates come in probing order).
+/// Stop bytes, sorted, each with the recognisers entries that can start with it
+/// (bit `i` is `RECOGNISERS[i]`, so candidates come in probing order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FormatTable {
     stops: [u8; MAX_STOPS],
@@ -92,17 +92,17 @@ impl Iterator for Candidates {
         }
         let i = self.0.trailing_zeros() as usize;
         self.0 &= self.0 - 1;
-        REGISTRY.get(i)
+        RECOGNISERS.get(i)
     }
 }
 
-/// The registry entries (one bit each) whose format is in `formats`.
+/// The recognisers entries (one bit each) whose format is in `formats`.
 fn enabled_mask(formats: &[WireFormat]) -> u64 {
     let mut set = FormatSet::default();
     for &f in formats {
         set.insert(f);
     }
-    REGISTRY
+    RECOGNISERS
         .iter()
         .take(64)
         .enumerate()
@@ -114,7 +114,7 @@ fn enabled_mask(formats: &[WireFormat]) -> u64 {
 fn every() -> &'static FormatTable {
     static EVERY: OnceLock<FormatTable> = OnceLock::new();
     EVERY.get_or_init(|| {
-        let mut bytes: Vec<u8> = REGISTRY
+        let mut bytes: Vec<u8> = RECOGNISERS
             .iter()
             .flat_map(|r| r.text.start_bytes().iter().copied())
             .collect();
@@ -123,7 +123,7 @@ fn every() -> &'static FormatTable {
         bytes.dedup();
         let mut table = FormatTable::empty();
         for b in bytes {
-            let candidates = REGISTRY
+            let candidates = RECOGNISERS
                 .iter()
                 .take(64)
                 .enumerate()

@@ -3,10 +3,9 @@
 //! One block may hold several invokes (parallel calls).
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::scan::starts;
+use super::super::scan::{leading_ws, starts};
 use super::super::xml_call::XmlCallParser;
 use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 

@@ -10,10 +10,9 @@
 //! only its own call header, so at most one matches.
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::scan::starts;
+use super::super::scan::{leading_ws, starts};
 use super::super::section_call::{
     DEEPSEEK_FUNCTION, DEEPSEEK_SEP, Header, SectionParser, SectionSpec,
 };

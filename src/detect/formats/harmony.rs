@@ -23,13 +23,12 @@
 use memchr::memmem;
 
 use crate::core::{DiagnosticKind, WireFormat};
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
 use super::super::json_call::{ArgsCapture, Verdict};
 use super::super::json_tokenizer::{BracketScan, ValueKind};
 use super::super::reasoning::held_prefix;
-use super::super::scan::starts;
+use super::super::scan::{leading_ws, starts};
 use super::super::sink::{CallSink, finished_call};
 
 const START: &str = "<|start|>";

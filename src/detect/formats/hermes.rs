@@ -5,11 +5,11 @@
 //! Several blocks in a row are parallel calls.
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_call::{CallKey, CallObject, EnvelopeHandler, JsonCallParser, Verdict};
 use super::super::json_tokenizer::{Directive, JsonEvent};
+use super::super::scan::leading_ws;
 use super::super::sink::CallSink;
 use super::anthropic_invoke::tag_then;
 

@@ -6,11 +6,10 @@
 //! stay text.
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_list::{Body, ListParser, ListSpec, probe_list};
-use super::super::scan::starts;
+use super::super::scan::{leading_ws, starts};
 
 const START: &str = "<|action_start|>";
 const PLUGIN: &str = "<|plugin|>";

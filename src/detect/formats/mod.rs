@@ -1,8 +1,9 @@
-//! The text dialects, one module each, and the registry that enables them.
+//! The text dialects, one module each.
 //!
 //! To add a dialect: write a module with a `TextFormat` (probe) and its
 //! `CallParser`, then add one row to the dialect table (`for_each_format!` in
-//! `core/format.rs`), which [`REGISTRY`] is expanded from.
+//! `core/format.rs`), which the detector's recognisers (`recognisers.rs`) are
+//! expanded from.
 
 pub(crate) mod anthropic_invoke;
 pub(crate) mod cohere;
@@ -32,37 +33,3 @@ pub(crate) mod qwen3_coder;
 pub(crate) mod step3;
 pub(crate) mod think;
 pub(crate) mod xml_tag;
-
-use crate::core::{WireFormat, for_each_format};
-
-use super::format::TextFormat;
-
-/// A dialect's recogniser and the format its calls report.
-#[derive(Clone, Copy)]
-pub(crate) struct Recogniser {
-    /// The dialect.
-    pub(crate) format: WireFormat,
-    /// Its probe.
-    pub(crate) text: &'static dyn TextFormat,
-}
-
-/// Expands the dialect table's rows that have a recogniser into [`REGISTRY`].
-macro_rules! registry {
-    ($(
-        $(#[$meta:meta])*
-        $variant:ident, $name:literal, $kind:ident($($recogniser:path)?), auto: $auto:literal, core: $core:literal;
-    )*) => {
-        /// Every text dialect's recogniser, in the table's (probing) order:
-        /// when two could open at the same byte, the earlier wins.
-        pub(crate) static REGISTRY: &[Recogniser] = &[
-            $($(Recogniser { format: WireFormat::$variant, text: &$recogniser },)?)*
-        ];
-    };
-}
-
-for_each_format!(registry);
-
-/// The text formats the detector knows.
-pub fn text_formats() -> Vec<WireFormat> {
-    REGISTRY.iter().map(|r| r.format).collect()
-}

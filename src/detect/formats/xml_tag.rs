@@ -5,9 +5,9 @@
 //! a tool tag mentioned in a sentence, stay text.
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::scan::leading_ws;
 use super::super::xml_call::XmlCallParser;
 use super::super::xml_syntax::{EntrySyntax, Open, ParamSyntax, XmlSpec, ident_byte, match_open};
 

@@ -4,13 +4,13 @@ use std::collections::HashSet;
 
 use crate::core::WireFormat;
 use crate::detect::DetectConfig;
-use crate::detect::formats::REGISTRY;
+use crate::detect::recognisers::RECOGNISERS;
 use crate::detect::table::FormatTable;
 
 /// The stop bytes and, per stop byte, the formats in probing order, built
 /// the obvious way (what the table replaced).
 fn naive(formats: &[WireFormat]) -> Vec<(u8, Vec<WireFormat>)> {
-    let enabled: Vec<_> = REGISTRY
+    let enabled: Vec<_> = RECOGNISERS
         .iter()
         .filter(|r| formats.contains(&r.format))
         .collect();
@@ -59,8 +59,8 @@ fn a_table_holds_the_enabled_dialects_by_start_byte_in_probing_order() {
 }
 
 #[test]
-fn the_registry_fits_a_table() {
-    assert!(REGISTRY.len() <= 64);
+fn the_recognisers_fits_a_table() {
+    assert!(RECOGNISERS.len() <= 64);
     let every = naive(&crate::detect::text_formats());
     assert!(every.len() <= 8, "{} stop bytes", every.len());
 }
