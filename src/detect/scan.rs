@@ -393,7 +393,7 @@ mod tests {
         #[test]
         fn escaped_text_reads_back_as_the_same_string(s in "(?s).{0,80}") {
             let json = format!("\"{}\"", escaped(&s));
-            let back: String = serde_json::from_str(&json).unwrap();
+            let back: String = serde_json::from_str(&json).expect("escaped text is a json string");
             prop_assert_eq!(back, s);
         }
     }
