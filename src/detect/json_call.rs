@@ -4,7 +4,7 @@
 
 use crate::core::{DiagnosticKind, JsonObject, WireFormat};
 
-use super::format::{CallParser, Parsed, Tail, closing_tag};
+use super::format::{CallParser, Parsed, Probe, ProbeContext, Tail, closing_tag};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus, ValueKind};
 use super::scan::leading_ws;
 use super::sink::{CallSink, finished_call};
@@ -194,9 +194,16 @@ impl CallObject {
         match ev {
             JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at, sink),
             JsonEvent::RawEnd { at, string } => self.args.end_at(base + at, string),
-            JsonEvent::RawChunk(c) => self.args.push(c, self.call.as_ref().map(|c| c.0), sink),
+            JsonEvent::RawChunk(c) => self.push_args(c, sink),
             _ => {}
         }
+    }
+
+    /// A piece of the arguments (a `RawChunk`: the per-delta path, which
+    /// handlers match first so that it takes one dispatch).
+    #[inline]
+    pub(crate) fn push_args(&mut self, chunk: &str, sink: &mut CallSink<'_>) {
+        self.args.push(chunk, self.call.as_ref().map(|c| c.0), sink);
     }
 
     /// The object spanning region offsets `start..end` ended (after a last
@@ -220,6 +227,34 @@ impl CallObject {
         let arguments = self.args.finish(index, sink)?;
         sink.end(index, finished_call(id, name, arguments, format), end);
         Ok(())
+    }
+}
+
+/// One call object of a list (an element), from its `{` at region offset `start`.
+#[derive(Debug, Default)]
+pub(crate) struct Element {
+    pub(crate) start: usize,
+    pub(crate) object: CallObject,
+}
+
+/// [`CallObject::push_args`] for the element being read, if any.
+#[inline]
+pub(crate) fn element_args(element: &mut Option<Element>, chunk: &str, sink: &mut CallSink<'_>) {
+    if let Some(el) = element {
+        el.object.push_args(chunk, sink);
+    }
+}
+
+/// [`CallObject::raw`] for the element being read, if any.
+#[inline]
+pub(crate) fn element_raw(
+    element: &mut Option<Element>,
+    ev: JsonEvent<'_>,
+    base: usize,
+    sink: &mut CallSink<'_>,
+) {
+    if let Some(el) = element {
+        el.object.raw(ev, base, sink);
     }
 }
 
@@ -402,14 +437,33 @@ pub(crate) fn is_json_whitespace(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
+/// Probes a bare JSON envelope (no wrapper tag): a call region opens when the
+/// object's first key is one that `opens` accepts, read by a default `H`.
+pub(crate) fn probe_envelope<H>(
+    input: &str,
+    cx: &ProbeContext<'_>,
+    opens: fn(&str) -> bool,
+) -> Probe
+where
+    H: EnvelopeHandler + Default + 'static,
+{
+    match first_key(input) {
+        FirstKey::Key(k) if opens(k) => {
+            Probe::Match(Box::new(JsonCallParser::new(0, None, H::default())))
+        }
+        FirstKey::NeedMore if !cx.eof => Probe::NeedMore,
+        _ => Probe::NoMatch,
+    }
+}
+
 /// Reads `{` ws* `"KEY"` at the start of `input`: the first key of an object.
-pub(crate) enum FirstKey<'a> {
+enum FirstKey<'a> {
     Key(&'a str),
     NeedMore,
     NotAnObject,
 }
 
-pub(crate) fn first_key(input: &str) -> FirstKey<'_> {
+fn first_key(input: &str) -> FirstKey<'_> {
     let bytes = input.as_bytes();
     if bytes.first() != Some(&b'{') {
         return FirstKey::NotAnObject;

@@ -19,7 +19,7 @@ use crate::core::{DiagnosticKind, WireFormat};
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed, Probe, ProbeContext, body_end};
-use super::json_call::{CallKey, CallObject, Verdict};
+use super::json_call::{CallKey, Element, Verdict, element_args, element_raw};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::scan::{leading_ws, starts};
 use super::sink::CallSink;
@@ -218,14 +218,6 @@ impl CallParser for ListParser {
     }
 }
 
-/// One call object.
-#[derive(Debug, Default)]
-struct Element {
-    /// Region offset of its `{`.
-    start: usize,
-    object: CallObject,
-}
-
 /// Reads the call objects of a body and emits their calls.
 #[derive(Debug)]
 struct CallObjects {
@@ -375,11 +367,8 @@ impl CallObjects {
                 }
                 self.try_start(sink, false);
             }
-            ev => {
-                if let Some(el) = self.element.as_mut() {
-                    el.object.raw(ev, base, sink);
-                }
-            }
+            JsonEvent::RawChunk(c) => element_args(&mut self.element, c, sink),
+            ev => element_raw(&mut self.element, ev, base, sink),
         }
         Directive::Continue
     }

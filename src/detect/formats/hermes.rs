@@ -75,6 +75,7 @@ impl EnvelopeHandler for HermesHandler {
                 CallKey::Id => self.object.id = Some(s.to_owned()),
                 _ => {}
             },
+            JsonEvent::RawChunk(c) => self.object.push_args(c, sink),
             ev => self.object.raw(ev, base, sink),
         }
         Directive::Continue

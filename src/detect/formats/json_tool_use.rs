@@ -6,9 +6,7 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_call::{
-    CallObject, EnvelopeHandler, FirstKey, JsonCallParser, Verdict, first_key,
-};
+use super::super::json_call::{CallObject, EnvelopeHandler, Verdict, probe_envelope};
 use super::super::json_tokenizer::{Directive, JsonEvent};
 use super::super::sink::CallSink;
 
@@ -21,13 +19,9 @@ impl TextFormat for JsonToolUse {
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
-        match first_key(input) {
-            FirstKey::Key("type" | "id" | "name" | "input") => Probe::Match(Box::new(
-                JsonCallParser::new(0, None, ToolUseHandler::default()),
-            )),
-            FirstKey::NeedMore if !cx.eof => Probe::NeedMore,
-            _ => Probe::NoMatch,
-        }
+        probe_envelope::<ToolUseHandler>(input, cx, |key| {
+            matches!(key, "type" | "id" | "name" | "input")
+        })
     }
 
     fn fence_envelope(&self) -> bool {
@@ -110,6 +104,7 @@ impl EnvelopeHandler for ToolUseHandler {
                 self.object.args.start_at(kind, base + at, sink);
                 self.try_start(sink, false);
             }
+            JsonEvent::RawChunk(c) => self.object.push_args(c, sink),
             ev => self.object.raw(ev, base, sink),
         }
         Directive::Continue

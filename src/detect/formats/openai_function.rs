@@ -8,7 +8,7 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_call::{
-    CallObject, EnvelopeHandler, FirstKey, JsonCallParser, Verdict, first_key,
+    Element, EnvelopeHandler, Verdict, element_args, element_raw, probe_envelope,
 };
 use super::super::json_tokenizer::{Directive, JsonEvent};
 use super::super::sink::CallSink;
@@ -22,27 +22,12 @@ impl TextFormat for OpenAiFunction {
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
-        match first_key(input) {
-            FirstKey::Key("tool_calls") => Probe::Match(Box::new(JsonCallParser::new(
-                0,
-                None,
-                ToolCallsHandler::default(),
-            ))),
-            FirstKey::NeedMore if !cx.eof => Probe::NeedMore,
-            _ => Probe::NoMatch,
-        }
+        probe_envelope::<ToolCallsHandler>(input, cx, |key| key == "tool_calls")
     }
 
     fn fence_envelope(&self) -> bool {
         true
     }
-}
-
-/// One element of `tool_calls`.
-#[derive(Debug, Default)]
-struct Element {
-    start: usize,
-    object: CallObject,
 }
 
 /// The last key read at one depth of the envelope, as far as it matters: the
@@ -78,13 +63,12 @@ pub(crate) struct ToolCallsHandler {
     verdict: Option<Verdict>,
 }
 
-impl Element {
-    fn try_start(&mut self, sink: &mut CallSink<'_>, force: bool) {
-        let o = &self.object;
-        let ready = force || o.id.is_some() || o.args.begun();
-        self.object
-            .try_start(sink, WireFormat::OpenAiFunction, ready);
-    }
+/// Starts an element's call once its name is a tool and its id is known, its
+/// arguments have begun, or it ended (`force`).
+fn try_start(el: &mut Element, sink: &mut CallSink<'_>, force: bool) {
+    let o = &el.object;
+    let ready = force || o.id.is_some() || o.args.begun();
+    el.object.try_start(sink, WireFormat::OpenAiFunction, ready);
 }
 
 impl ToolCallsHandler {
@@ -94,7 +78,7 @@ impl ToolCallsHandler {
         };
         let end = base + at + 1;
         // The element is done: its name and id move into the call.
-        el.try_start(sink, true);
+        try_start(&mut el, sink, true);
         let no_name = "a tool_calls entry has no function name";
         match el
             .object
@@ -184,21 +168,18 @@ impl EnvelopeHandler for ToolCallsHandler {
                     }
                     _ => return Directive::Continue,
                 }
-                el.try_start(sink, false);
+                try_start(el, sink, false);
                 self.any_started |= el.object.call.is_some();
             }
             JsonEvent::RawStart(kind, at) => {
                 if let Some(el) = self.element.as_mut() {
                     el.object.args.start_at(kind, base + at, sink);
-                    el.try_start(sink, false);
+                    try_start(el, sink, false);
                     self.any_started |= el.object.call.is_some();
                 }
             }
-            ev => {
-                if let Some(el) = self.element.as_mut() {
-                    el.object.raw(ev, base, sink);
-                }
-            }
+            JsonEvent::RawChunk(c) => element_args(&mut self.element, c, sink),
+            ev => element_raw(&mut self.element, ev, base, sink),
         }
         Directive::Continue
     }
