@@ -4,8 +4,8 @@
 //! its variant (with its doc), its name, its kind and recogniser, and whether
 //! it is auto-detected and a core dialect. This module expands the rows into
 //! [`WireFormat`] and its lists; `detect::recognisers` expands the same rows
-//! into the detector's recognisers, in probing order. Adding a dialect is one module in
-//! `detect/formats/` and one row here.
+//! into the detector's recognisers, in probing order. Adding a dialect is one
+//! module in `detect/formats/` and one row here.
 
 use std::fmt;
 use std::str::FromStr;
@@ -122,12 +122,30 @@ struct Row {
     core: bool,
 }
 
-/// The rows with `auto` (or `core`, when `core` is set).
-const fn count(rows: &[Row], core: bool) -> usize {
+/// A list derived from the table.
+#[derive(Clone, Copy)]
+enum List {
+    /// The rows with `auto`.
+    AutoDetected,
+    /// The rows with `core`.
+    Core,
+}
+
+impl Row {
+    const fn is_in(&self, list: List) -> bool {
+        match list {
+            List::AutoDetected => self.auto,
+            List::Core => self.core,
+        }
+    }
+}
+
+/// The number of rows in `list`.
+const fn count(rows: &[Row], list: List) -> usize {
     let mut n = 0;
     let mut i = 0;
     while i < rows.len() {
-        if (core && rows[i].core) || (!core && rows[i].auto) {
+        if rows[i].is_in(list) {
             n += 1;
         }
         i += 1;
@@ -135,13 +153,13 @@ const fn count(rows: &[Row], core: bool) -> usize {
     n
 }
 
-/// The formats of the rows [`count`] counts, in table order.
-const fn select<const N: usize>(rows: &[Row], core: bool) -> [WireFormat; N] {
+/// The formats of the rows in `list`, in table order (`N` is their [`count`]).
+const fn select<const N: usize>(rows: &[Row], list: List) -> [WireFormat; N] {
     let mut out = [WireFormat::Xml; N];
     let mut n = 0;
     let mut i = 0;
     while i < rows.len() {
-        if (core && rows[i].core) || (!core && rows[i].auto) {
+        if rows[i].is_in(list) {
             out[n] = rows[i].format;
             n += 1;
         }
@@ -198,11 +216,11 @@ for_each_format!(wire_format);
 impl WireFormat {
     /// The text formats a detector enables by default (auto-detection).
     pub(crate) const AUTO_DETECTED: &'static [WireFormat] =
-        &select::<{ count(ROWS, false) }>(ROWS, false);
+        &select::<{ count(ROWS, List::AutoDetected) }>(ROWS, List::AutoDetected);
 
     /// The six core text dialects.
     pub(crate) const CORE_TEXT: &'static [WireFormat] =
-        &select::<{ count(ROWS, true) }>(ROWS, true);
+        &select::<{ count(ROWS, List::Core) }>(ROWS, List::Core);
 
     /// Whether calls in this format are written inside the model's text.
     pub fn is_text_embedded(self) -> bool {

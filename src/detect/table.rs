@@ -1,7 +1,7 @@
 //! `FormatTable`: a detector's enabled dialects indexed by the bytes their calls
 //! can start with (the scanner's stop bytes).
 //!
-//! The index of every registered dialect is built once (a private `OnceLock`:
+//! The index of every recognised dialect is built once (a private `OnceLock`:
 //! it depends on nothing but the recognisers); a detector's table is that index
 //! narrowed to its configuration's dialects, built without an allocation when
 //! the detector is made, so a new detector per stream stays cheap.
@@ -15,10 +15,10 @@ use super::format::FormatSet;
 use super::recognisers::{RECOGNISERS, Recogniser};
 
 /// The most distinct stop bytes (the fence backtick included; a test checks
-/// the recognisers fits).
+/// that every start byte fits).
 const MAX_STOPS: usize = 8;
 
-/// Stop bytes, sorted, each with the recognisers entries that can start with it
+/// Stop bytes, sorted, each with the recognisers that can start at it
 /// (bit `i` is `RECOGNISERS[i]`, so candidates come in probing order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FormatTable {
@@ -79,7 +79,7 @@ impl FormatTable {
     }
 }
 
-/// Registry entries, one bit each, lowest first.
+/// Recognisers, one bit each, lowest (earliest in probing order) first.
 pub(crate) struct Candidates(u64);
 
 impl Iterator for Candidates {
@@ -96,7 +96,7 @@ impl Iterator for Candidates {
     }
 }
 
-/// The recognisers entries (one bit each) whose format is in `formats`.
+/// The recognisers (one bit each) whose format is in `formats`.
 fn enabled_mask(formats: &[WireFormat]) -> u64 {
     let mut set = FormatSet::default();
     for &f in formats {

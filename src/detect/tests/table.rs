@@ -59,7 +59,7 @@ fn a_table_holds_the_enabled_dialects_by_start_byte_in_probing_order() {
 }
 
 #[test]
-fn the_recognisers_fits_a_table() {
+fn every_start_byte_fits_a_table() {
     assert!(RECOGNISERS.len() <= 64);
     let every = naive(&crate::detect::text_formats());
     assert!(every.len() <= 8, "{} stop bytes", every.len());
