@@ -11,7 +11,6 @@ use std::sync::OnceLock;
 use crate::core::WireFormat;
 
 use super::config::DetectConfig;
-use super::format::FormatSet;
 use super::recognisers::{RECOGNISERS, Recogniser};
 
 /// The most distinct stop bytes (the fence backtick included; a test checks
@@ -30,8 +29,12 @@ pub(crate) struct FormatTable {
 impl FormatTable {
     /// The table of the dialects `config` enables.
     pub(crate) fn new(config: &DetectConfig) -> Self {
-        let enabled = enabled_mask(&config.formats);
-        let every = every();
+        let index = index();
+        let enabled = config
+            .formats
+            .iter()
+            .fold(0, |mask, &format| mask | index.bit_of(format));
+        let every = &index.every;
         let mut table = Self::empty();
         for i in 0..usize::from(every.n_stops) {
             let stop = every.stops[i];
@@ -96,24 +99,25 @@ impl Iterator for Candidates {
     }
 }
 
-/// The recognisers (one bit each) whose format is in `formats`.
-fn enabled_mask(formats: &[WireFormat]) -> u64 {
-    let mut set = FormatSet::default();
-    for &f in formats {
-        set.insert(f);
-    }
-    RECOGNISERS
-        .iter()
-        .take(64)
-        .enumerate()
-        .filter(|(_, r)| set.contains(r.format))
-        .fold(0, |mask, (i, _)| mask | 1 << i)
+/// Every recogniser's table, and each format's recogniser bit.
+struct Index {
+    every: FormatTable,
+    /// By `WireFormat` discriminant: the bit of the format's recogniser (none
+    /// for a structured format).
+    bits: [u64; 64],
 }
 
-/// The table of every registered dialect.
-fn every() -> &'static FormatTable {
-    static EVERY: OnceLock<FormatTable> = OnceLock::new();
-    EVERY.get_or_init(|| {
+impl Index {
+    fn bit_of(&self, format: WireFormat) -> u64 {
+        self.bits.get(format as usize).copied().unwrap_or(0)
+    }
+}
+
+/// The index of every recogniser, built once.
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let recognisers = || RECOGNISERS.iter().take(64).enumerate();
         let mut bytes: Vec<u8> = RECOGNISERS
             .iter()
             .flat_map(|r| r.text.start_bytes().iter().copied())
@@ -121,16 +125,19 @@ fn every() -> &'static FormatTable {
         bytes.push(b'`');
         bytes.sort_unstable();
         bytes.dedup();
-        let mut table = FormatTable::empty();
+        let mut every = FormatTable::empty();
         for b in bytes {
-            let candidates = RECOGNISERS
-                .iter()
-                .take(64)
-                .enumerate()
+            let candidates = recognisers()
                 .filter(|(_, r)| r.text.start_bytes().contains(&b))
                 .fold(0, |mask, (i, _)| mask | 1 << i);
-            table.push(b, candidates);
+            every.push(b, candidates);
         }
-        table
+        let mut bits = [0; 64];
+        for (i, r) in recognisers() {
+            if let Some(bit) = bits.get_mut(r.format as usize) {
+                *bit |= 1 << i;
+            }
+        }
+        Index { every, bits }
     })
 }
