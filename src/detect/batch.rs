@@ -73,7 +73,7 @@ fn push_owned(events: &mut Vec<DetectEvent>, make: impl FnOnce() -> DetectEvent)
 /// Events of a detected stream, stored flat: visible text, reasoning and
 /// argument fragments are ranges of one string the batch keeps.
 ///
-/// Pass one to [`StreamDetector::feed`] and the other output methods instead
+/// Pass one to [`StreamDetector::feed`](super::StreamDetector::feed) and the other output methods instead
 /// of a `Vec<DetectEvent>` to read the events without an owned string per
 /// event; read them with [`iter`](Self::iter) (borrowed [`EventRef`]s), then
 /// [`clear`](Self::clear) the batch and reuse it for the next delta. The
