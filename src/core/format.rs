@@ -1,204 +1,230 @@
 //! `WireFormat`: every dialect a tool call can arrive in, named once.
+//!
+//! The dialects are one table, [`for_each_format!`]: a row per dialect holds
+//! its variant (with its doc), its name, its kind and recogniser, and whether
+//! it is auto-detected and a core dialect. This module expands the rows into
+//! [`WireFormat`] and its lists; `detect::recognisers` expands the same rows
+//! into the detector's recognisers, in probing order. Adding a dialect is one
+//! module in `detect/formats/` and one row here.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The dialect a tool call was written in.
+/// Passes the dialect table to `$callback!`, one row per dialect:
 ///
-/// Text formats are found inside the model's visible text by the streaming
-/// detector; structured formats arrive as separate provider deltas.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum WireFormat {
-    /// XML tag per tool: `<read_file><path>a.rs</path></read_file>` (Cline, Thea).
-    Xml,
-    /// A JSON `{"type":"tool_use",...}` object written in text.
-    JsonToolUse,
-    /// An OpenAI `{"tool_calls":[...]}` object written in text.
-    OpenAiFunction,
-    /// Hermes / Qwen 2.5 `<tool_call>{"name":..,"arguments":..}</tool_call>`.
-    Hermes,
-    /// Qwen3-Coder `<tool_call><function=NAME><parameter=P>v</parameter></function></tool_call>`.
-    Qwen3Coder,
-    /// Anthropic legacy `<function_calls><invoke name=..><parameter name=..>`.
-    AnthropicInvoke,
-    /// Mistral `[TOOL_CALLS] [{..}]` (before v11) and `[TOOL_CALLS]NAME[ARGS]{..}` (v11+).
-    Mistral,
-    /// Llama 3.x JSON: optional `<|python_tag|>`, then `{"name":..,"parameters":..}`.
-    Llama3Json,
-    /// Pythonic call lists `[f(a=1), g()]` (Llama 3.2/4, `<|python_start|>`).
-    Pythonic,
-    /// LFM2 `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
-    Lfm2,
-    /// Olmo 3 `<function_calls>f(a=1)</function_calls>`.
-    Olmo3,
-    /// DeepSeek V3/R1 `<｜tool▁calls▁begin｜>` with `function<｜tool▁sep｜>NAME` and a JSON fence.
-    #[serde(rename = "deepseek_v3")]
-    DeepSeekV3,
-    /// DeepSeek V3.1 `<｜tool▁calls▁begin｜>` with `NAME<｜tool▁sep｜>{..}`.
-    #[serde(rename = "deepseek_v31")]
-    DeepSeekV31,
-    /// DeepSeek V3.2/V4 DSML `<｜DSML｜function_calls>` / `<｜DSML｜tool_calls>`.
-    #[serde(rename = "deepseek_dsml")]
-    DeepSeekDsml,
-    /// Kimi K2 `<|tool_calls_section_begin|>` with `functions.NAME:IDX` ids.
-    KimiK2,
-    /// GLM-4.5/4.6 `<tool_call>NAME\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>`.
-    Glm45,
-    /// GLM-4.7/5 `<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>`.
-    Glm47,
-    /// MiniMax-M2 `<minimax:tool_call><invoke name=..><parameter name=..>`.
-    MinimaxM2,
-    /// gpt-oss harmony (text form): channels, `to=functions.NAME` calls.
-    Harmony,
-    /// Step-3 `<｜tool_calls_begin｜>` with `<steptml:invoke>`.
-    Step3,
-    /// InternLM2 `<|action_start|><|plugin|>{..}<|action_end|>`.
-    #[serde(rename = "internlm2")]
-    InternLm2,
-    /// Jamba / Hunyuan-A13B `<tool_calls>[{..}]</tool_calls>`.
-    JambaHunyuan,
-    /// Granite `<|tool_call|>[{..}]` and `<tool_call>[{..}]`.
-    Granite,
-    /// Phi-4-mini `functools[{..}]` (off by default: ambiguous).
-    Phi4Mini,
-    /// Cohere Command R7B / A `<|START_ACTION|>[{..}]<|END_ACTION|>`.
-    Cohere,
-    /// Gemma 4 `<|tool_call>call:NAME{..}<tool_call|>`.
-    Gemma4,
-    /// LongCat-Flash `<longcat_tool_call>{..}</longcat_tool_call>`.
-    #[serde(rename = "longcat")]
-    LongCat,
-    /// Reasoning markup `<think>…</think>` (not a call format: its content is `Reasoning`).
-    Think,
-    /// Structured OpenAI Chat Completions `tool_calls` deltas.
-    OpenAiChat,
-    /// Structured OpenAI Responses `function_call` items.
-    OpenAiResponses,
-    /// Structured Anthropic Messages `tool_use` blocks.
-    Anthropic,
-    /// Structured Gemini / Vertex `functionCall` parts.
-    Gemini,
-    /// Structured Ollama `/api/chat` `tool_calls`.
-    Ollama,
-    /// Structured Bedrock ConverseStream `toolUse` blocks.
-    Bedrock,
+/// `Variant, "name", Kind(recogniser), auto: bool, core: bool;`
+///
+/// - `Kind` is `Text` (calls written in the model's text), `Reasoning` (a
+///   reasoning block in the text, not a call format) or `Structured` (calls
+///   that arrive as provider deltas; no recogniser).
+/// - `recogniser` is the path of the dialect's `TextFormat` below
+///   `detect::formats` (tokens only: core names no detector type).
+/// - `auto`: on by default, in auto-detection; `core`: one of the six core
+///   text dialects.
+///
+/// Rows are in probing order: when two dialects could open at the same byte,
+/// the earlier wins. The name is the serde, `Display` and `FromStr` name.
+macro_rules! for_each_format {
+    ($callback:ident) => {
+        $callback! {
+            /// Anthropic legacy `<function_calls><invoke name=..><parameter name=..>`.
+            AnthropicInvoke, "anthropic_invoke", Text(anthropic_invoke::AnthropicInvoke), auto: true, core: true;
+            /// Qwen3-Coder `<tool_call><function=NAME><parameter=P>v</parameter></function></tool_call>`.
+            Qwen3Coder, "qwen3_coder", Text(qwen3_coder::Qwen3Coder), auto: true, core: true;
+            /// Hermes / Qwen 2.5 `<tool_call>{"name":..,"arguments":..}</tool_call>`.
+            Hermes, "hermes", Text(hermes::Hermes), auto: true, core: true;
+            /// GLM-4.5/4.6 `<tool_call>NAME\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>`.
+            Glm45, "glm45", Text(glm::Glm45), auto: true, core: false;
+            /// GLM-4.7/5 `<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>`.
+            Glm47, "glm47", Text(glm::Glm47), auto: true, core: false;
+            /// MiniMax-M2 `<minimax:tool_call><invoke name=..><parameter name=..>`.
+            MinimaxM2, "minimax_m2", Text(minimax_m2::MinimaxM2), auto: true, core: false;
+            /// gpt-oss harmony (text form): channels, `to=functions.NAME` calls.
+            Harmony, "harmony", Text(harmony::Harmony), auto: true, core: false;
+            /// An OpenAI `{"tool_calls":[...]}` object written in text.
+            OpenAiFunction, "open_ai_function", Text(openai_function::OpenAiFunction), auto: true, core: true;
+            // Before JsonToolUse: bare Llama JSON at message start has `name` first.
+            /// Llama 3.x JSON: optional `<|python_tag|>`, then `{"name":..,"parameters":..}`.
+            Llama3Json, "llama3_json", Text(llama3_json::Llama3Json), auto: true, core: false;
+            /// A JSON `{"type":"tool_use",...}` object written in text.
+            JsonToolUse, "json_tool_use", Text(json_tool_use::JsonToolUse), auto: true, core: true;
+            /// XML tag per tool: `<read_file><path>a.rs</path></read_file>` (Cline, Thea).
+            Xml, "xml", Text(xml_tag::XmlTag), auto: true, core: true;
+            /// DeepSeek V3/R1 `<｜tool▁calls▁begin｜>` with `function<｜tool▁sep｜>NAME` and a JSON fence.
+            DeepSeekV3, "deepseek_v3", Text(deepseek::DeepSeekV3), auto: true, core: false;
+            /// DeepSeek V3.1 `<｜tool▁calls▁begin｜>` with `NAME<｜tool▁sep｜>{..}`.
+            DeepSeekV31, "deepseek_v31", Text(deepseek::DeepSeekV31), auto: true, core: false;
+            /// DeepSeek V3.2/V4 DSML `<｜DSML｜function_calls>` / `<｜DSML｜tool_calls>`.
+            DeepSeekDsml, "deepseek_dsml", Text(deepseek_dsml::DeepSeekDsml), auto: true, core: false;
+            /// Kimi K2 `<|tool_calls_section_begin|>` with `functions.NAME:IDX` ids.
+            KimiK2, "kimi_k2", Text(kimi_k2::KimiK2), auto: true, core: false;
+            /// Step-3 `<｜tool_calls_begin｜>` with `<steptml:invoke>`.
+            Step3, "step3", Text(step3::Step3), auto: true, core: false;
+            /// Mistral `[TOOL_CALLS] [{..}]` (before v11) and `[TOOL_CALLS]NAME[ARGS]{..}` (v11+).
+            Mistral, "mistral", Text(mistral::Mistral), auto: true, core: false;
+            /// Granite `<|tool_call|>[{..}]` and `<tool_call>[{..}]`.
+            Granite, "granite", Text(granite::Granite), auto: true, core: false;
+            /// Jamba / Hunyuan-A13B `<tool_calls>[{..}]</tool_calls>`.
+            JambaHunyuan, "jamba_hunyuan", Text(jamba_hunyuan::JambaHunyuan), auto: true, core: false;
+            /// InternLM2 `<|action_start|><|plugin|>{..}<|action_end|>`.
+            InternLm2, "internlm2", Text(internlm2::InternLm2), auto: true, core: false;
+            /// LongCat-Flash `<longcat_tool_call>{..}</longcat_tool_call>`.
+            LongCat, "longcat", Text(longcat::LongCat), auto: true, core: false;
+            /// Phi-4-mini `functools[{..}]` (off by default: ambiguous).
+            Phi4Mini, "phi4_mini", Text(phi4_mini::Phi4Mini), auto: false, core: false;
+            /// Cohere Command R7B / A `<|START_ACTION|>[{..}]<|END_ACTION|>`.
+            Cohere, "cohere", Text(cohere::Cohere), auto: true, core: false;
+            /// Reasoning markup `<think>…</think>` (not a call format: its content is `Reasoning`).
+            Think, "think", Reasoning(think::Think), auto: true, core: false;
+            // Olmo 3 after Anthropic legacy: both open with `<function_calls>`.
+            /// Olmo 3 `<function_calls>f(a=1)</function_calls>`.
+            Olmo3, "olmo3", Text(olmo3::Olmo3), auto: true, core: false;
+            /// Pythonic call lists `[f(a=1), g()]` (Llama 3.2/4, `<|python_start|>`).
+            Pythonic, "pythonic", Text(pythonic::Pythonic), auto: true, core: false;
+            /// LFM2 `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
+            Lfm2, "lfm2", Text(lfm2::Lfm2), auto: true, core: false;
+            /// Gemma 4 `<|tool_call>call:NAME{..}<tool_call|>`.
+            Gemma4, "gemma4", Text(gemma4::Gemma4), auto: true, core: false;
+            /// Structured OpenAI Chat Completions `tool_calls` deltas.
+            OpenAiChat, "open_ai_chat", Structured(), auto: false, core: false;
+            /// Structured OpenAI Responses `function_call` items.
+            OpenAiResponses, "open_ai_responses", Structured(), auto: false, core: false;
+            /// Structured Anthropic Messages `tool_use` blocks.
+            Anthropic, "anthropic", Structured(), auto: false, core: false;
+            /// Structured Gemini / Vertex `functionCall` parts.
+            Gemini, "gemini", Structured(), auto: false, core: false;
+            /// Structured Ollama `/api/chat` `tool_calls`.
+            Ollama, "ollama", Structured(), auto: false, core: false;
+            /// Structured Bedrock ConverseStream `toolUse` blocks.
+            Bedrock, "bedrock", Structured(), auto: false, core: false;
+        }
+    };
+}
+pub(crate) use for_each_format;
+
+/// What kind of dialect a [`WireFormat`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Calls written inside the model's text.
+    Text,
+    /// Reasoning markup in the text (not a call format).
+    Reasoning,
+    /// Calls that arrive as separate provider deltas.
+    Structured,
 }
 
-impl WireFormat {
-    /// Every format, in declaration order.
-    pub const ALL: &'static [WireFormat] = &[
-        WireFormat::Xml,
-        WireFormat::JsonToolUse,
-        WireFormat::OpenAiFunction,
-        WireFormat::Hermes,
-        WireFormat::Qwen3Coder,
-        WireFormat::AnthropicInvoke,
-        WireFormat::Mistral,
-        WireFormat::Llama3Json,
-        WireFormat::Pythonic,
-        WireFormat::Lfm2,
-        WireFormat::Olmo3,
-        WireFormat::DeepSeekV3,
-        WireFormat::DeepSeekV31,
-        WireFormat::DeepSeekDsml,
-        WireFormat::KimiK2,
-        WireFormat::Glm45,
-        WireFormat::Glm47,
-        WireFormat::MinimaxM2,
-        WireFormat::Harmony,
-        WireFormat::Step3,
-        WireFormat::InternLm2,
-        WireFormat::JambaHunyuan,
-        WireFormat::Granite,
-        WireFormat::Phi4Mini,
-        WireFormat::Cohere,
-        WireFormat::Gemma4,
-        WireFormat::LongCat,
-        WireFormat::Think,
-        WireFormat::OpenAiChat,
-        WireFormat::OpenAiResponses,
-        WireFormat::Anthropic,
-        WireFormat::Gemini,
-        WireFormat::Ollama,
-        WireFormat::Bedrock,
-    ];
+/// A row's facts as `const` data, for the derived lists.
+struct Row {
+    format: WireFormat,
+    auto: bool,
+    core: bool,
+}
 
-    /// The stable snake_case name used on the command line and in JSON output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WireFormat::Xml => "xml",
-            WireFormat::JsonToolUse => "json_tool_use",
-            WireFormat::OpenAiFunction => "open_ai_function",
-            WireFormat::Hermes => "hermes",
-            WireFormat::Qwen3Coder => "qwen3_coder",
-            WireFormat::AnthropicInvoke => "anthropic_invoke",
-            WireFormat::Mistral => "mistral",
-            WireFormat::Llama3Json => "llama3_json",
-            WireFormat::Pythonic => "pythonic",
-            WireFormat::Lfm2 => "lfm2",
-            WireFormat::Olmo3 => "olmo3",
-            WireFormat::DeepSeekV3 => "deepseek_v3",
-            WireFormat::DeepSeekV31 => "deepseek_v31",
-            WireFormat::DeepSeekDsml => "deepseek_dsml",
-            WireFormat::KimiK2 => "kimi_k2",
-            WireFormat::Glm45 => "glm45",
-            WireFormat::Glm47 => "glm47",
-            WireFormat::MinimaxM2 => "minimax_m2",
-            WireFormat::Harmony => "harmony",
-            WireFormat::Step3 => "step3",
-            WireFormat::InternLm2 => "internlm2",
-            WireFormat::JambaHunyuan => "jamba_hunyuan",
-            WireFormat::Granite => "granite",
-            WireFormat::Phi4Mini => "phi4_mini",
-            WireFormat::Cohere => "cohere",
-            WireFormat::Gemma4 => "gemma4",
-            WireFormat::LongCat => "longcat",
-            WireFormat::Think => "think",
-            WireFormat::OpenAiChat => "open_ai_chat",
-            WireFormat::OpenAiResponses => "open_ai_responses",
-            WireFormat::Anthropic => "anthropic",
-            WireFormat::Gemini => "gemini",
-            WireFormat::Ollama => "ollama",
-            WireFormat::Bedrock => "bedrock",
+/// A list derived from the table.
+#[derive(Clone, Copy)]
+enum List {
+    /// The rows with `auto`.
+    AutoDetected,
+    /// The rows with `core`.
+    Core,
+}
+
+impl Row {
+    const fn is_in(&self, list: List) -> bool {
+        match list {
+            List::AutoDetected => self.auto,
+            List::Core => self.core,
         }
     }
+}
+
+/// The number of rows in `list`.
+const fn count(rows: &[Row], list: List) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < rows.len() {
+        if rows[i].is_in(list) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The formats of the rows in `list`, in table order (`N` is their [`count`]).
+const fn select<const N: usize>(rows: &[Row], list: List) -> [WireFormat; N] {
+    let mut out = [WireFormat::Xml; N];
+    let mut n = 0;
+    let mut i = 0;
+    while i < rows.len() {
+        if rows[i].is_in(list) {
+            out[n] = rows[i].format;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+macro_rules! wire_format {
+    ($(
+        $(#[$meta:meta])*
+        $variant:ident, $name:literal, $kind:ident($($recogniser:path)?), auto: $auto:literal, core: $core:literal;
+    )*) => {
+        /// The dialect a tool call was written in.
+        ///
+        /// Text formats are found inside the model's visible text by the streaming
+        /// detector; structured formats arrive as separate provider deltas.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[non_exhaustive]
+        pub enum WireFormat {
+            $(
+                $(#[$meta])*
+                #[serde(rename = $name)]
+                $variant,
+            )*
+        }
+
+        /// Every row's facts, in table order.
+        const ROWS: &[Row] = &[$(Row { format: WireFormat::$variant, auto: $auto, core: $core },)*];
+
+        impl WireFormat {
+            /// Every format, in table order (text dialects in probing order,
+            /// then the structured formats).
+            pub const ALL: &'static [WireFormat] = &[$(WireFormat::$variant,)*];
+
+            /// The stable snake_case name used on the command line and in JSON output.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(WireFormat::$variant => $name,)*
+                }
+            }
+
+            fn kind(self) -> Kind {
+                match self {
+                    $(WireFormat::$variant => Kind::$kind,)*
+                }
+            }
+        }
+    };
+}
+
+for_each_format!(wire_format);
+
+impl WireFormat {
+    /// The text formats a detector enables by default (auto-detection).
+    pub(crate) const AUTO_DETECTED: &'static [WireFormat] =
+        &select::<{ count(ROWS, List::AutoDetected) }>(ROWS, List::AutoDetected);
+
+    /// The six core text dialects.
+    pub(crate) const CORE_TEXT: &'static [WireFormat] =
+        &select::<{ count(ROWS, List::Core) }>(ROWS, List::Core);
 
     /// Whether calls in this format are written inside the model's text.
     pub fn is_text_embedded(self) -> bool {
-        matches!(
-            self,
-            WireFormat::Xml
-                | WireFormat::JsonToolUse
-                | WireFormat::OpenAiFunction
-                | WireFormat::Hermes
-                | WireFormat::Qwen3Coder
-                | WireFormat::AnthropicInvoke
-                | WireFormat::Mistral
-                | WireFormat::Llama3Json
-                | WireFormat::Pythonic
-                | WireFormat::Lfm2
-                | WireFormat::Olmo3
-                | WireFormat::DeepSeekV3
-                | WireFormat::DeepSeekV31
-                | WireFormat::DeepSeekDsml
-                | WireFormat::KimiK2
-                | WireFormat::Glm45
-                | WireFormat::Glm47
-                | WireFormat::MinimaxM2
-                | WireFormat::Harmony
-                | WireFormat::Step3
-                | WireFormat::InternLm2
-                | WireFormat::JambaHunyuan
-                | WireFormat::Granite
-                | WireFormat::Phi4Mini
-                | WireFormat::Cohere
-                | WireFormat::Gemma4
-                | WireFormat::LongCat
-        )
+        self.kind() == Kind::Text
     }
 }
 

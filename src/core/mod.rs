@@ -11,4 +11,5 @@ mod format;
 pub use call::{JsonObject, ToolCall, new_call_id};
 pub use catalog::{ParamType, ToolCatalog, ToolShape};
 pub use event::{DetectEvent, Diagnostic, DiagnosticKind};
+pub(crate) use format::for_each_format;
 pub use format::{UnknownFormat, WireFormat};

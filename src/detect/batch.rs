@@ -1,6 +1,4 @@
-//! `EventBatch`: the detector's events stored flat, and `EventOutput`, which
-//! lets [`StreamDetector`] write either into a batch or into a
-//! `Vec<DetectEvent>`.
+//! `EventBatch`: the detector's events stored flat (read as `EventRef`s).
 //!
 //! A 4-byte delta inside a call yields one `ArgsDelta` of a few bytes. As a
 //! `DetectEvent` that fragment is a `CompactString` built on the stack and
@@ -13,11 +11,11 @@
 
 use compact_str::CompactString;
 
-use crate::core::{DetectEvent, Diagnostic, ToolCall, WireFormat};
+use super::event_ref::EventRef;
 
-use super::detector::StreamDetector;
-use super::scan::{find_json_escape, push_short};
-use super::xml_call::escape_json_into;
+use crate::core::{DetectEvent, WireFormat};
+
+use super::scan::{escape_json_into, find_json_escape, push_short};
 
 /// The view of `item`, whose ranges are in `text` and whose owned event,
 /// if it has one, is in `owned`.
@@ -75,7 +73,7 @@ fn push_owned(events: &mut Vec<DetectEvent>, make: impl FnOnce() -> DetectEvent)
 /// Events of a detected stream, stored flat: visible text, reasoning and
 /// argument fragments are ranges of one string the batch keeps.
 ///
-/// Pass one to [`StreamDetector::feed`] and the other output methods instead
+/// Pass one to [`StreamDetector::feed`](super::StreamDetector::feed) and the other output methods instead
 /// of a `Vec<DetectEvent>` to read the events without an owned string per
 /// event; read them with [`iter`](Self::iter) (borrowed [`EventRef`]s), then
 /// [`clear`](Self::clear) the batch and reuse it for the next delta. The
@@ -169,118 +167,25 @@ enum Item {
     },
 }
 
-/// A borrowed view of one event of an [`EventBatch`]; the same variants and
-/// fields as [`DetectEvent`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
-pub enum EventRef<'a> {
-    /// Visible text, released once it can no longer open a call.
-    Text {
-        /// The text.
-        text: &'a str,
-    },
-    /// Reasoning ("thinking") text, never part of the visible text.
-    Reasoning {
-        /// The text.
-        text: &'a str,
-    },
-    /// A call has begun and its name is known.
-    CallStart {
-        /// The call's position among this stream's calls, from 0.
-        index: usize,
-        /// The call id (the model's own, or generated).
-        id: &'a str,
-        /// The tool name.
-        name: &'a str,
-        /// The dialect.
-        format: WireFormat,
-    },
-    /// More of a call's arguments JSON text.
-    ArgsDelta {
-        /// The call's index.
-        index: usize,
-        /// The next piece of the arguments JSON.
-        fragment: &'a str,
-    },
-    /// A call is complete.
-    CallEnd {
-        /// The call's index.
-        index: usize,
-        /// The finished call.
-        call: &'a ToolCall,
-    },
-    /// Markup that did not become a call; its raw text was given back as `Text`.
-    Malformed {
-        /// What went wrong.
-        diagnostic: &'a Diagnostic,
-    },
-}
-
-impl EventRef<'_> {
-    /// The owned event.
-    pub fn to_event(&self) -> DetectEvent {
-        match *self {
-            EventRef::Text { text } => DetectEvent::Text { text: text.into() },
-            EventRef::Reasoning { text } => DetectEvent::Reasoning { text: text.into() },
-            EventRef::CallStart {
-                index,
-                id,
-                name,
-                format,
-            } => DetectEvent::CallStart {
-                index,
-                id: id.to_owned(),
-                name: name.to_owned(),
-                format,
-            },
-            EventRef::ArgsDelta { index, fragment } => DetectEvent::ArgsDelta {
-                index,
-                fragment: fragment.into(),
-            },
-            EventRef::CallEnd { index, call } => DetectEvent::CallEnd {
-                index,
-                call: Box::new(call.clone()),
-            },
-            EventRef::Malformed { diagnostic } => DetectEvent::Malformed {
-                diagnostic: diagnostic.clone(),
-            },
-        }
-    }
-}
-
-impl<'a> From<&'a DetectEvent> for EventRef<'a> {
-    fn from(event: &'a DetectEvent) -> Self {
-        match event {
-            DetectEvent::Text { text } => EventRef::Text { text },
-            DetectEvent::Reasoning { text } => EventRef::Reasoning { text },
-            DetectEvent::CallStart {
-                index,
-                id,
-                name,
-                format,
-            } => EventRef::CallStart {
-                index: *index,
-                id,
-                name,
-                format: *format,
-            },
-            DetectEvent::ArgsDelta { index, fragment } => EventRef::ArgsDelta {
-                index: *index,
-                fragment,
-            },
-            DetectEvent::CallEnd { index, call } => EventRef::CallEnd {
-                index: *index,
-                call,
-            },
-            DetectEvent::Malformed { diagnostic } => EventRef::Malformed { diagnostic },
-        }
-    }
-}
-
 impl EventBatch {
     /// An empty batch.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Makes `out` the output: events are written into it, owned, until
+    /// [`end_direct`](Self::end_direct) gives it back.
+    #[inline]
+    pub(crate) fn begin_direct(&mut self, out: &mut Vec<DetectEvent>) {
+        std::mem::swap(&mut self.owned, out);
+        self.direct = true;
+    }
+
+    /// Gives back the vector [`begin_direct`](Self::begin_direct) took.
+    #[inline]
+    pub(crate) fn end_direct(&mut self, out: &mut Vec<DetectEvent>) {
+        self.direct = false;
+        std::mem::swap(&mut self.owned, out);
     }
 
     /// The number of events.
@@ -590,57 +495,3 @@ impl DoubleEndedIterator for Iter<'_> {
 }
 
 impl ExactSizeIterator for Iter<'_> {}
-
-/// Where [`StreamDetector`] writes events: a `Vec<DetectEvent>` (owned events)
-/// or an [`EventBatch`] (flat, the faster one to fill and read).
-///
-/// Events are appended; what the output held before is left as it was.
-/// Implemented for those two types only.
-pub trait EventOutput: sealed::Output {}
-
-impl EventOutput for EventBatch {}
-impl EventOutput for Vec<DetectEvent> {}
-
-pub(crate) mod sealed {
-    use super::{DetectEvent, EventBatch, StreamDetector};
-
-    /// How the detector reaches the batch it writes into.
-    pub trait Output {
-        /// Runs `f` with the detector and a batch whose events end up in `self`.
-        fn run(
-            &mut self,
-            detector: &mut StreamDetector,
-            f: impl FnOnce(&mut StreamDetector, &mut EventBatch),
-        );
-    }
-
-    impl Output for EventBatch {
-        fn run(
-            &mut self,
-            detector: &mut StreamDetector,
-            f: impl FnOnce(&mut StreamDetector, &mut EventBatch),
-        ) {
-            f(detector, self);
-        }
-    }
-
-    impl Output for Vec<DetectEvent> {
-        fn run(
-            &mut self,
-            detector: &mut StreamDetector,
-            f: impl FnOnce(&mut StreamDetector, &mut EventBatch),
-        ) {
-            // The detector's own batch, switched to write into this vector.
-            // It is boxed so that taking it moves a pointer: moving the batch
-            // itself (just written field by field) stalled on store forwarding
-            // on every delta.
-            let mut batch = detector.spare_batch().take().unwrap_or_default();
-            std::mem::swap(&mut batch.owned, self);
-            batch.direct = true;
-            f(detector, &mut batch);
-            batch.direct = false;
-            std::mem::swap(&mut batch.owned, self);
-            *detector.spare_batch() = Some(batch);
-        }
-    }
-}

@@ -12,48 +12,13 @@ pub(crate) const MAX_TAG_GAP: usize = 64;
 
 /// The six core text dialects (issue 3's): tag-per-tool XML, JSON envelopes,
 /// Hermes, Qwen3-Coder and Anthropic legacy.
-pub const CORE_TEXT_FORMATS: &[WireFormat] = &[
-    WireFormat::Xml,
-    WireFormat::JsonToolUse,
-    WireFormat::OpenAiFunction,
-    WireFormat::Hermes,
-    WireFormat::Qwen3Coder,
-    WireFormat::AnthropicInvoke,
-];
+pub const CORE_TEXT_FORMATS: &[WireFormat] = WireFormat::CORE_TEXT;
 
 /// The text formats a detector enables by default: every dialect except the
 /// ones whose start marker is too ambiguous for auto-detection (Phi-4-mini's
 /// `functools[`), which a stream or provider profile selects explicitly.
 /// `Think` recognises `<think>` reasoning at the start of the message.
-pub const DEFAULT_TEXT_FORMATS: &[WireFormat] = &[
-    WireFormat::Xml,
-    WireFormat::JsonToolUse,
-    WireFormat::OpenAiFunction,
-    WireFormat::Hermes,
-    WireFormat::Qwen3Coder,
-    WireFormat::AnthropicInvoke,
-    WireFormat::Mistral,
-    WireFormat::Llama3Json,
-    WireFormat::Pythonic,
-    WireFormat::Lfm2,
-    WireFormat::Olmo3,
-    WireFormat::DeepSeekV3,
-    WireFormat::DeepSeekV31,
-    WireFormat::DeepSeekDsml,
-    WireFormat::KimiK2,
-    WireFormat::Glm45,
-    WireFormat::Glm47,
-    WireFormat::MinimaxM2,
-    WireFormat::Harmony,
-    WireFormat::Step3,
-    WireFormat::InternLm2,
-    WireFormat::JambaHunyuan,
-    WireFormat::Granite,
-    WireFormat::Cohere,
-    WireFormat::Gemma4,
-    WireFormat::LongCat,
-    WireFormat::Think,
-];
+pub const DEFAULT_TEXT_FORMATS: &[WireFormat] = WireFormat::AUTO_DETECTED;
 
 /// Configuration of a [`super::StreamDetector`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +26,7 @@ pub struct DetectConfig {
     /// The text formats to recognise (auto-detection over all of them at once).
     pub formats: Vec<WireFormat>,
     /// The largest call region, in bytes; a larger one is given back as text
-    /// with a `LimitExceeded` diagnostic. Also bounds structured arguments.
+    /// with a `LimitExceeded` diagnostic. The router bounds structured arguments by it too.
     pub max_call_bytes: usize,
     /// Record the byte ranges of call regions (see
     /// [`super::StreamDetector::call_regions`]); off by default.

@@ -8,18 +8,25 @@
 //! Only undecided look-ahead is kept between deltas, so each byte is examined a
 //! bounded number of times.
 
+mod fence;
+mod region;
+mod scanner;
+
 use std::ops::Range;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::Arc;
 
-use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, ToolCatalog, WireFormat};
-use crate::detect::scan::{leading_ws, push_short};
+use crate::core::{DetectEvent, DiagnosticKind, ToolCatalog, WireFormat};
 
-use super::batch::{EventBatch, EventOutput};
-use super::config::{DetectConfig, MAX_PROBE_BYTES};
-use super::format::{CallParser, FormatSet, Probe, ProbeContext, Status, TextFormat};
+use super::batch::EventBatch;
+use super::config::DetectConfig;
+use super::format::{CallParser, FormatSet, Status};
 use super::formats;
-use super::reasoning::ReasoningBlock;
+use super::output::EventOutput;
+use super::output::sealed::SpareBatch;
+use super::reasoning::ReasoningParser;
+use super::scan::push_short;
 use super::sink::{CallSink, RegionRecord};
+use super::table::FormatTable;
 
 /// What the scanner is doing.
 enum Mode {
@@ -78,10 +85,9 @@ enum Mode {
 /// ```
 pub struct StreamDetector {
     catalog: Arc<ToolCatalog>,
-    config: DetectConfig,
-    /// Stop bytes and the formats each can start (shared by detectors with
-    /// the same dialects).
-    table: Arc<FormatTable>,
+    pub(super) config: DetectConfig,
+    /// Stop bytes and the formats each can start.
+    table: FormatTable,
     pending: String,
     /// Absolute offset of `pending[0]`.
     pending_at: usize,
@@ -134,17 +140,6 @@ enum StepStatus {
     Abandon,
 }
 
-/// The enabled formats indexed by their start bytes. It depends only on the
-/// dialect list, so detectors with the same list share one (building it is a
-/// dozen allocations: a noticeable share of a short stream).
-struct FormatTable {
-    /// Every byte that may start a call region, and the fence backtick; sorted.
-    stops: Vec<u8>,
-    /// For each stop byte, the enabled formats that can start with it, in
-    /// probing order (so a probe does not ask every format).
-    by_byte: Vec<(u8, Vec<&'static dyn TextFormat>)>,
-}
-
 /// A region's first allocation (when it opens with held text, or at its
 /// parser's first step): one for a typical call, or for what the input
 /// already holds of a longer one, instead of a doubling series.
@@ -157,51 +152,6 @@ fn reserve_region(region: &mut String, input: usize) {
 /// Bytes reserved for a call region when it opens.
 const REGION_START_CAPACITY: usize = 512;
 
-/// How many distinct dialect lists keep a shared table.
-const TABLE_CACHE: usize = 16;
-
-impl FormatTable {
-    fn build(list: &[WireFormat]) -> Self {
-        let formats = formats::enabled(list);
-        let mut stops: Vec<u8> = formats
-            .iter()
-            .flat_map(|f| f.start_bytes().iter().copied())
-            .collect();
-        stops.push(b'`');
-        stops.sort_unstable();
-        stops.dedup();
-        let by_byte = stops
-            .iter()
-            .map(|&b| {
-                let fs = formats
-                    .iter()
-                    .copied()
-                    .filter(|f| f.start_bytes().contains(&b))
-                    .collect();
-                (b, fs)
-            })
-            .collect();
-        Self { stops, by_byte }
-    }
-
-    /// The table for `list`, from the cache when an identical list was seen.
-    fn for_formats(list: &[WireFormat]) -> Arc<Self> {
-        type Cache = Mutex<Vec<(Vec<WireFormat>, Arc<FormatTable>)>>;
-        static CACHE: LazyLock<Cache> = LazyLock::new(|| Mutex::new(Vec::new()));
-        let Ok(mut cache) = CACHE.lock() else {
-            return Arc::new(Self::build(list));
-        };
-        if let Some((_, table)) = cache.iter().find(|(key, _)| key == list) {
-            return table.clone();
-        }
-        let table = Arc::new(Self::build(list));
-        if cache.len() < TABLE_CACHE {
-            cache.push((list.to_vec(), table.clone()));
-        }
-        table
-    }
-}
-
 impl std::fmt::Debug for StreamDetector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StreamDetector")
@@ -212,13 +162,21 @@ impl std::fmt::Debug for StreamDetector {
     }
 }
 
+/// The batch that owned output ([`EventOutput`] for `Vec<DetectEvent>`) is
+/// filled through, kept so that it is allocated once per stream.
+impl SpareBatch for StreamDetector {
+    fn spare_batch(&mut self) -> &mut Option<Box<EventBatch>> {
+        &mut self.spare
+    }
+}
+
 impl StreamDetector {
     /// A detector for one stream.
     pub fn new(catalog: Arc<ToolCatalog>, config: DetectConfig) -> Self {
-        let table = FormatTable::for_formats(&config.formats);
+        let table = FormatTable::new(&config);
         let mode = if config.start_in_reasoning {
             Mode::Call {
-                parser: Box::new(ReasoningBlock::inside(formats::think::CLOSE)),
+                parser: Box::new(ReasoningParser::inside(formats::think::CLOSE)),
                 format: WireFormat::Think,
                 fence: None,
             }
@@ -246,12 +204,6 @@ impl StreamDetector {
             abandoned: None,
             spare: None,
         }
-    }
-
-    /// The batch that owned output ([`EventOutput`] for `Vec<DetectEvent>`)
-    /// is filled through, kept so that it is allocated once per stream.
-    pub(crate) fn spare_batch(&mut self) -> &mut Option<Box<EventBatch>> {
-        &mut self.spare
     }
 
     /// Feeds the next text delta; appends the events it decides to `out`
@@ -403,311 +355,6 @@ impl StreamDetector {
             return;
         }
         self.regions.push(range);
-    }
-
-    /// Text mode. Returns the next cursor, or `None` to wait for input.
-    fn scan_text(
-        &mut self,
-        mut cur: usize,
-        eof: bool,
-        floor: usize,
-        out: &mut EventBatch,
-    ) -> Option<usize> {
-        let bytes = self.pending.as_bytes();
-        if self.boundary {
-            // Whitespace after a call (or the stream start) is held until we know
-            // whether a call or real text follows.
-            let ws = leading_ws(&bytes[cur + self.held_ws..]);
-            self.held_ws += ws;
-            let first = cur + self.held_ws;
-            let len = bytes.len();
-            let first_byte = bytes.get(first).copied();
-            if first == len {
-                if eof {
-                    let at = self.pending_at + cur;
-                    self.add_region(at..at + self.held_ws);
-                    self.held_ws = 0;
-                    self.keep_from(len);
-                    return None;
-                }
-                self.keep_from(cur);
-                return None;
-            }
-            let first_byte = first_byte.unwrap_or(b' ');
-            if first_byte == b'`' {
-                // A fence after a call: its opener may start a fenced envelope, in
-                // which case the whitespace before it is a separator.
-                let bytes = self.pending.as_bytes();
-                let ws = &bytes[cur..first];
-                let at_line_start = match memchr::memrchr(b'\n', ws) {
-                    Some(p) => ws[p + 1..].iter().all(|&b| b == b' ' || b == b'\t'),
-                    None => self.line_start && ws.iter().all(|&b| b == b' ' || b == b'\t'),
-                };
-                let ticks = bytes[first..].iter().take_while(|&&b| b == b'`').count();
-                if at_line_start && first + ticks == len && !eof {
-                    self.keep_from(cur);
-                    return None;
-                }
-                if at_line_start && ticks >= 3 {
-                    self.boundary = false;
-                    self.held_ws = 0;
-                    self.mode = Mode::FenceOpen {
-                        ticks,
-                        lead: first - cur,
-                    };
-                    return Some(cur);
-                }
-            }
-            if self.table.stops.contains(&first_byte) && first_byte != b'`' {
-                match self.probe(first, eof) {
-                    ProbeOutcome::Match(parser, format) => {
-                        self.begin_region(cur, first, parser, format, None);
-                        return Some(first);
-                    }
-                    ProbeOutcome::NeedMore => {
-                        self.keep_from(cur);
-                        return None;
-                    }
-                    ProbeOutcome::NoMatch => {}
-                }
-            }
-            self.boundary = false;
-            self.held_ws = 0;
-        }
-        loop {
-            let next = self.find_stop(cur);
-            let Some(at) = next else {
-                self.emit_pending(cur..self.pending.len(), floor, out);
-                let len = self.pending.len();
-                self.keep_from(len);
-                return None;
-            };
-            if at > cur {
-                self.emit_pending(cur..at, floor, out);
-                cur = at;
-            }
-            let bytes = self.pending.as_bytes();
-            if bytes[at] == b'`' {
-                if !self.line_start {
-                    self.emit_text("`", floor, out);
-                    cur = at + 1;
-                    continue;
-                }
-                let ticks = bytes[at..].iter().take_while(|&&b| b == b'`').count();
-                if at + ticks == bytes.len() && !eof {
-                    self.keep_from(cur);
-                    return None;
-                }
-                if ticks >= 3 {
-                    self.mode = Mode::FenceOpen { ticks, lead: 0 };
-                    return Some(cur);
-                }
-                self.emit_pending(at..at + ticks, floor, out);
-                cur = at + ticks;
-                continue;
-            }
-            match self.probe(at, eof) {
-                ProbeOutcome::Match(parser, format) => {
-                    self.begin_region(at, at, parser, format, None);
-                    return Some(at);
-                }
-                ProbeOutcome::NeedMore => {
-                    self.keep_from(cur);
-                    return None;
-                }
-                ProbeOutcome::NoMatch => {
-                    self.emit_pending(at..at + 1, floor, out);
-                    cur = at + 1;
-                }
-            }
-        }
-    }
-
-    fn find_stop(&self, from: usize) -> Option<usize> {
-        let hay = &self.pending.as_bytes()[from..];
-        // Up to three stop bytes per SIMD pass; each later pass only searches
-        // before the best hit so far.
-        let mut best: Option<usize> = None;
-        for group in self.table.stops.chunks(3) {
-            let window = &hay[..best.unwrap_or(hay.len())];
-            let hit = match *group {
-                [a] => super::scan::find1(a, window),
-                [a, b] => super::scan::find2(a, b, window),
-                [a, b, c] => super::scan::find3(a, b, c, window),
-                _ => None,
-            };
-            if hit.is_some() {
-                best = hit;
-            }
-        }
-        best.map(|p| p + from)
-    }
-
-    /// Probes the enabled formats, in registration order, at `at`.
-    fn probe(&self, at: usize, eof: bool) -> ProbeOutcome {
-        self.probe_with(at, usize::MAX, eof, |_| true)
-    }
-
-    /// Probes at `at`, seeing at most up to `limit` (an outer look-ahead's end).
-    fn probe_with(
-        &self,
-        at: usize,
-        limit: usize,
-        eof: bool,
-        filter: impl Fn(&dyn TextFormat) -> bool,
-    ) -> ProbeOutcome {
-        let c = self.pending.as_bytes()[at];
-        let end = self.pending.len().min(at + MAX_PROBE_BYTES).min(limit);
-        let end = floor_char_boundary(&self.pending, end);
-        let capped = end < self.pending.len();
-        let cx = ProbeContext {
-            catalog: &self.catalog,
-            eof: eof || capped,
-            at_start: self.at_start,
-            seen: self.seen,
-            config: &self.config,
-        };
-        let Some((_, candidates)) = self.table.by_byte.iter().find(|(b, _)| *b == c) else {
-            return ProbeOutcome::NoMatch;
-        };
-        for format in candidates {
-            if !filter(*format) {
-                continue;
-            }
-            match format.probe(&self.pending[at..end], &cx) {
-                Probe::NoMatch => {}
-                Probe::NeedMore => return ProbeOutcome::NeedMore,
-                Probe::Match(parser) => return ProbeOutcome::Match(parser, format.format()),
-            }
-        }
-        ProbeOutcome::NoMatch
-    }
-
-    /// Starts a region at `start` (held whitespace included); the parser begins at `marker`.
-    fn begin_region(
-        &mut self,
-        start: usize,
-        marker: usize,
-        parser: Box<dyn CallParser>,
-        format: WireFormat,
-        fence: Option<usize>,
-    ) {
-        self.region.clear();
-        if marker > start {
-            reserve_region(&mut self.region, self.pending.len() - start);
-            self.region.push_str(&self.pending[start..marker]);
-        }
-        self.region_at = self.pending_at + start;
-        self.record = RegionRecord {
-            defer_end: fence.is_some(),
-            ..RegionRecord::default()
-        };
-        self.held_ws = 0;
-        self.boundary = false;
-        self.mode = Mode::Call {
-            parser,
-            format,
-            fence,
-        };
-    }
-
-    /// Just after a fence opener at a line start: decide between a fenced call
-    /// envelope and plain code.
-    fn scan_fence_open(
-        &mut self,
-        start: usize,
-        ticks: usize,
-        lead: usize,
-        eof: bool,
-        floor: usize,
-        out: &mut EventBatch,
-    ) -> Option<usize> {
-        let cur = start + lead;
-        let bytes = self.pending.as_bytes();
-        let window = &bytes[cur..bytes.len().min(cur + MAX_PROBE_BYTES)];
-        let capped = bytes.len() > cur + MAX_PROBE_BYTES;
-        let mut plain = |this: &mut Self| {
-            this.mode = Mode::Fence { ticks };
-            this.emit_pending(start..cur + ticks, floor, out);
-            Some(cur + ticks)
-        };
-        // Info string: up to the end of the line.
-        // (A run of backticks longer than the look-ahead is plain text.)
-        let Some(nl) = window
-            .get(ticks..)
-            .and_then(|info| super::scan::find1(b'\n', info))
-        else {
-            if eof || capped {
-                return plain(self);
-            }
-            self.keep_from(start);
-            return None;
-        };
-        let body = ticks + nl + 1;
-        let ws = leading_ws(&window[body..]);
-        let first = body + ws;
-        if first == window.len() {
-            if eof || capped {
-                return plain(self);
-            }
-            self.keep_from(start);
-            return None;
-        }
-        if window[first] != b'{' {
-            return plain(self);
-        }
-        match self.probe_with(cur + first, cur + MAX_PROBE_BYTES, eof, |f| {
-            f.fence_envelope()
-        }) {
-            ProbeOutcome::Match(parser, format) => {
-                let parser = Box::new(formats::fenced::FencedCall::new(parser, ticks, first));
-                self.begin_region(start, cur, parser, format, Some(ticks));
-                Some(cur)
-            }
-            ProbeOutcome::NeedMore if !capped => {
-                self.keep_from(start);
-                None
-            }
-            _ => plain(self),
-        }
-    }
-
-    /// Inside plain code: text up to and including a closing fence.
-    fn scan_fence(
-        &mut self,
-        mut cur: usize,
-        ticks: usize,
-        eof: bool,
-        floor: usize,
-        out: &mut EventBatch,
-    ) -> Option<usize> {
-        loop {
-            let bytes = self.pending.as_bytes();
-            let Some(rel) = super::scan::find1(b'`', &bytes[cur..]) else {
-                self.emit_pending(cur..self.pending.len(), floor, out);
-                let len = self.pending.len();
-                self.keep_from(len);
-                return None;
-            };
-            let at = cur + rel;
-            if at > cur {
-                self.emit_pending(cur..at, floor, out);
-            }
-            let bytes = self.pending.as_bytes();
-            let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
-            let len = bytes.len();
-            if self.line_start && at + run == len && !eof {
-                self.keep_from(at);
-                return None;
-            }
-            let closes = self.line_start && run >= ticks;
-            self.emit_pending(at..at + run, floor, out);
-            cur = at + run;
-            if closes {
-                self.mode = Mode::Text;
-                return Some(cur);
-            }
-        }
     }
 
     /// Inside a call region.
@@ -863,188 +510,6 @@ impl StreamDetector {
             }
         }
     }
-
-    /// Offset of the marker in the region (after held separator whitespace).
-    fn region_marker_offset(&self, region: &str) -> usize {
-        leading_ws(region.as_bytes())
-    }
-
-    /// The region ended as parsed.
-    fn accept(&mut self, format: WireFormat, floor: usize, out: &mut EventBatch) {
-        let region = std::mem::take(&mut self.region);
-        let record = std::mem::take(&mut self.record);
-        let region_len = region.len() + record.uncopied;
-        self.mode = Mode::Text;
-        debug_assert!(
-            !record.gives_back() || record.uncopied == 0,
-            "a region to give back is whole"
-        );
-        if record.completed == 0 && !record.kept {
-            // Markup of the dialect naming only unknown tools still shows the
-            // stream speaks it (harmony's later headers count from then on).
-            if !record.text_spans.is_empty() {
-                self.seen.insert(format);
-            }
-            self.give_back_all(
-                &region,
-                format,
-                &record,
-                DiagnosticKind::Invalid,
-                "the markup holds no call".into(),
-                floor,
-                out,
-            );
-            return;
-        }
-        self.seen.insert(format);
-        for event in record.deferred {
-            out.push(event);
-        }
-        let mut pos = 0;
-        for span in &record.text_spans {
-            self.add_region(self.region_at + pos..self.region_at + span.start);
-            self.give_back_span(
-                &region[span.start..span.end],
-                span.format,
-                Some(span.name.clone()),
-                floor,
-                out,
-            );
-            pos = span.end;
-        }
-        self.add_region(self.region_at + pos..self.region_at + region_len);
-        self.boundary = record.text_spans.last().is_none_or(|s| s.end < region_len);
-        self.line_start = false;
-        if self.boundary {
-            self.held_ws = 0;
-        }
-    }
-
-    /// The region did not end as a call: give back what is not a finished call.
-    #[allow(clippy::too_many_arguments)]
-    fn abandon(
-        &mut self,
-        format: WireFormat,
-        fence: Option<usize>,
-        kind: DiagnosticKind,
-        message: String,
-        floor: usize,
-        out: &mut EventBatch,
-    ) {
-        let region = std::mem::take(&mut self.region);
-        let record = std::mem::take(&mut self.record);
-        self.mode = match fence {
-            Some(ticks) => Mode::Fence { ticks },
-            None => Mode::Text,
-        };
-        self.boundary = false;
-        if (record.completed == 0 && !record.kept) || fence.is_some() {
-            self.give_back_all(&region, format, &record, kind, message, floor, out);
-            if let Some(ticks) = fence {
-                // The fence is plain code; it is closed already if the region saw it.
-                let _ = ticks;
-            }
-            return;
-        }
-        for event in record.deferred {
-            out.push(event);
-        }
-        let cut = record.committed_to.min(region.len());
-        let mut pos = 0;
-        for span in record.text_spans.iter().filter(|s| s.end <= cut) {
-            self.add_region(self.region_at + pos..self.region_at + span.start);
-            self.give_back_span(
-                &region[span.start..span.end],
-                span.format,
-                Some(span.name.clone()),
-                floor,
-                out,
-            );
-            pos = span.end;
-        }
-        self.add_region(self.region_at + pos..self.region_at + cut);
-        let rest = &region[cut..];
-        out.push(DetectEvent::Malformed {
-            diagnostic: Diagnostic {
-                kind,
-                format,
-                name: None,
-                message,
-                raw: rest.to_owned(),
-            },
-        });
-        self.line_start = false;
-        self.emit_text(rest, floor, out);
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn give_back_all(
-        &mut self,
-        region: &str,
-        format: WireFormat,
-        record: &RegionRecord,
-        kind: DiagnosticKind,
-        message: String,
-        floor: usize,
-        out: &mut EventBatch,
-    ) {
-        let (kind, name, message) = match record.text_spans.first() {
-            Some(span)
-                if kind != DiagnosticKind::Unfinished && kind != DiagnosticKind::LimitExceeded =>
-            {
-                (
-                    DiagnosticKind::UnknownTool,
-                    Some(span.name.clone()),
-                    format!("`{}` is not a registered tool", span.name),
-                )
-            }
-            _ => (kind, None, message),
-        };
-        // Held separator whitespace before the markup is plain text again.
-        let ws = self.region_marker_offset(region);
-        self.emit_text(&region[..ws], floor, out);
-        out.push(DetectEvent::Malformed {
-            diagnostic: Diagnostic {
-                kind,
-                format,
-                name,
-                message,
-                raw: region[ws..].to_owned(),
-            },
-        });
-        self.line_start = false;
-        self.emit_text(&region[ws..], floor, out);
-    }
-
-    fn give_back_span(
-        &mut self,
-        raw: &str,
-        format: WireFormat,
-        name: Option<String>,
-        floor: usize,
-        out: &mut EventBatch,
-    ) {
-        let message = match &name {
-            Some(n) => format!("`{n}` is not a registered tool"),
-            None => "not a call".to_owned(),
-        };
-        out.push(DetectEvent::Malformed {
-            diagnostic: Diagnostic {
-                kind: DiagnosticKind::UnknownTool,
-                format,
-                name,
-                message,
-                raw: raw.to_owned(),
-            },
-        });
-        self.emit_text(raw, floor, out);
-    }
-}
-
-enum ProbeOutcome {
-    NoMatch,
-    NeedMore,
-    Match(Box<dyn CallParser>, WireFormat),
 }
 
 /// Whether everything after the last newline of `s` is spaces or tabs (`before`:

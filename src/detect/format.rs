@@ -4,7 +4,7 @@
 //! at a start byte (a bounded look-ahead: [`Probe`]), and the [`CallParser`] it
 //! returns, a state machine that consumes the call region incrementally and
 //! emits events through a [`CallSink`]. Adding a dialect is one module with
-//! these two types plus one line in `formats::registry`.
+//! these two types plus one row in the dialect table (`core::for_each_format!`).
 
 use crate::core::{DiagnosticKind, ToolCatalog, WireFormat};
 
@@ -79,8 +79,6 @@ impl ProbeContext<'_> {
 
 /// A text dialect's recogniser.
 pub(crate) trait TextFormat: Send + Sync {
-    /// The dialect, for diagnostics and `--format`.
-    fn format(&self) -> WireFormat;
     /// The bytes a call of this format can begin with (the scanner's stop set).
     fn start_bytes(&self) -> &'static [u8];
     /// Decides whether `input` (starting at a start byte) opens a call. Must be
@@ -167,38 +165,58 @@ pub(crate) trait CallParser: Send {
     fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed;
 }
 
-/// What follows a complete call body whose closing marker is optional.
+/// What follows a complete call body: whitespace, then its closing marker or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tail {
     /// The marker follows (after whitespace); the region ends at this offset.
     Closed(usize),
-    /// No marker: the region ends where the body did.
+    /// Something else follows, or more whitespace than allowed: the region
+    /// ends where the body did.
     Absent,
+    /// The stream ended after whitespace.
+    Ended,
     /// Cannot tell yet.
     NeedMore,
 }
 
-/// Looks for `close` after at most [`MAX_TAG_GAP`] bytes of whitespace at
-/// `bytes[i..]`, the body before `i` being complete.
+/// Looks for `close` after at most `max_gap` bytes of whitespace at
+/// `bytes[i..]`, the body before `i` being complete. Dialects whose closing
+/// tag is optional allow [`MAX_TAG_GAP`]; a fence or a required tag any.
 ///
 /// [`MAX_TAG_GAP`]: super::config::MAX_TAG_GAP
-pub(crate) fn optional_close(bytes: &[u8], i: usize, close: &str, eof: bool) -> Tail {
+pub(crate) fn closing_tag(bytes: &[u8], i: usize, close: &[u8], eof: bool, max_gap: usize) -> Tail {
     let ws = bytes[i..]
         .iter()
-        .take(super::config::MAX_TAG_GAP + 1)
+        .take(max_gap.saturating_add(1))
         .take_while(|b| b.is_ascii_whitespace())
         .count();
-    if ws > super::config::MAX_TAG_GAP {
+    if ws > max_gap {
         return Tail::Absent;
     }
     let j = i + ws;
     if j == bytes.len() {
-        return if eof { Tail::Absent } else { Tail::NeedMore };
+        return if eof { Tail::Ended } else { Tail::NeedMore };
     }
-    match super::xml_call::starts(&bytes[j..], close.as_bytes()) {
+    match super::scan::starts(&bytes[j..], close) {
         Some(true) => Tail::Closed(j + close.len()),
         None if !eof => Tail::NeedMore,
         _ => Tail::Absent,
+    }
+}
+
+/// Where a region whose body is complete ends: after its optional closing
+/// tag `close` (at most [`MAX_TAG_GAP`] bytes of whitespace before it), else
+/// where the body did. `None`: cannot tell yet.
+///
+/// [`MAX_TAG_GAP`]: super::config::MAX_TAG_GAP
+pub(crate) fn body_end(bytes: &[u8], i: usize, close: Option<&str>, eof: bool) -> Option<usize> {
+    let Some(close) = close else {
+        return Some(i);
+    };
+    match closing_tag(bytes, i, close.as_bytes(), eof, super::config::MAX_TAG_GAP) {
+        Tail::Closed(end) => Some(end),
+        Tail::Absent | Tail::Ended => Some(i),
+        Tail::NeedMore => None,
     }
 }
 

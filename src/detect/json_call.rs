@@ -2,13 +2,12 @@
 //! envelope read by [`JsonTokenizer`], an optional closing tag. What the
 //! envelope means is up to an [`EnvelopeHandler`], one per dialect.
 
-use crate::core::{DiagnosticKind, JsonObject};
-use crate::detect::scan::leading_ws;
+use crate::core::{DiagnosticKind, JsonObject, WireFormat};
 
-use super::format::{CallParser, Parsed};
+use super::format::{CallParser, Parsed, Probe, ProbeContext, Tail, closing_tag};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus, ValueKind};
-use super::sink::CallSink;
-use super::xml_call::starts;
+use super::scan::leading_ws;
+use super::sink::{CallSink, finished_call};
 
 /// A handler's decision that the envelope is not (or not a valid) call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,22 +126,135 @@ impl<H: EnvelopeHandler> CallParser for JsonCallParser<H> {
                     let Some(suffix) = self.suffix else {
                         return Parsed::done(i);
                     };
-                    let j = i + leading_ws(&bytes[i..]);
-                    if j == bytes.len() {
-                        return if eof {
-                            Parsed::done(i)
-                        } else {
-                            Parsed::need_more(i)
-                        };
-                    }
-                    return match starts(&bytes[j..], suffix.as_bytes()) {
-                        Some(true) => Parsed::done(j + suffix.len()),
-                        None if !eof => Parsed::need_more(i),
-                        _ => Parsed::done(i),
+                    return match closing_tag(bytes, i, suffix.as_bytes(), eof, usize::MAX) {
+                        Tail::Closed(end) => Parsed::done(end),
+                        Tail::Absent | Tail::Ended => Parsed::done(i),
+                        Tail::NeedMore => Parsed::need_more(i),
                     };
                 }
             }
         }
+    }
+}
+
+/// Which key of a call object the tokenizer is in, as far as it matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum CallKey {
+    #[default]
+    Other,
+    /// The tool name's key.
+    Name,
+    /// The call id's key.
+    Id,
+    /// The arguments' key.
+    Args,
+}
+
+/// A call object being read (an envelope, or one element of a list): its name
+/// and id as they arrive, its call once started, its arguments.
+#[derive(Debug, Default)]
+pub(crate) struct CallObject {
+    pub(crate) name: Option<String>,
+    pub(crate) id: Option<String>,
+    /// The started call's index and id.
+    pub(crate) call: Option<(usize, String)>,
+    pub(crate) args: ArgsCapture,
+}
+
+impl CallObject {
+    /// Starts the call once its name is a registered tool and `ready` (the
+    /// dialect's own condition: the id known, the arguments begun, the object
+    /// ended) holds, then emits what the arguments held back. Returns whether
+    /// the name was found to be a tool here (the call was not started before).
+    #[inline]
+    pub(crate) fn try_start(
+        &mut self,
+        sink: &mut CallSink<'_>,
+        format: WireFormat,
+        ready: bool,
+    ) -> bool {
+        let mut named = false;
+        if self.call.is_none()
+            && let Some(name) = &self.name
+            && sink.is_tool(name)
+        {
+            named = true;
+            if ready {
+                self.call = Some(sink.start(self.id.as_deref(), name, format));
+            }
+        }
+        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+        named
+    }
+
+    /// The arguments' raw events (`RawStart`, `RawEnd` at region offsets from
+    /// `base`, `RawChunk`); other events are ignored.
+    #[inline]
+    pub(crate) fn raw(&mut self, ev: JsonEvent<'_>, base: usize, sink: &mut CallSink<'_>) {
+        match ev {
+            JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at, sink),
+            JsonEvent::RawEnd { at, string } => self.args.end_at(base + at, string),
+            JsonEvent::RawChunk(c) => self.push_args(c, sink),
+            _ => {}
+        }
+    }
+
+    /// A piece of the arguments (a `RawChunk`: the per-delta path, which
+    /// handlers match first so that it takes one dispatch).
+    #[inline]
+    pub(crate) fn push_args(&mut self, chunk: &str, sink: &mut CallSink<'_>) {
+        self.args.push(chunk, self.call.as_ref().map(|c| c.0), sink);
+    }
+
+    /// The object spanning region offsets `start..end` ended (after a last
+    /// [`try_start`](Self::try_start)): its call ends, or an unknown tool's
+    /// object is given back as text. `no_name` is the error when it has no name.
+    pub(crate) fn end(
+        &mut self,
+        start: usize,
+        end: usize,
+        format: WireFormat,
+        no_name: &str,
+        sink: &mut CallSink<'_>,
+    ) -> Result<(), Verdict> {
+        let Some(name) = self.name.take() else {
+            return Err(Verdict::Invalid(no_name.to_owned()));
+        };
+        let Some((index, id)) = self.call.take() else {
+            sink.unknown(start, end, &name, format);
+            return Ok(());
+        };
+        let arguments = self.args.finish(index, sink)?;
+        sink.end(index, finished_call(id, name, arguments, format), end);
+        Ok(())
+    }
+}
+
+/// One call object of a list (an element), from its `{` at region offset `start`.
+#[derive(Debug, Default)]
+pub(crate) struct Element {
+    pub(crate) start: usize,
+    pub(crate) object: CallObject,
+}
+
+/// [`CallObject::push_args`] for the element being read, if any.
+#[inline]
+pub(crate) fn element_args(element: &mut Option<Element>, chunk: &str, sink: &mut CallSink<'_>) {
+    if let Some(el) = element {
+        el.object.push_args(chunk, sink);
+    }
+}
+
+/// [`CallObject::raw`] for the element being read, if any.
+#[inline]
+pub(crate) fn element_raw(
+    element: &mut Option<Element>,
+    ev: JsonEvent<'_>,
+    base: usize,
+    sink: &mut CallSink<'_>,
+) {
+    if let Some(el) = element {
+        el.object.raw(ev, base, sink);
     }
 }
 
@@ -325,14 +437,33 @@ pub(crate) fn is_json_whitespace(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
+/// Probes a bare JSON envelope (no wrapper tag): a call region opens when the
+/// object's first key is one that `opens` accepts, read by a default `H`.
+pub(crate) fn probe_envelope<H>(
+    input: &str,
+    cx: &ProbeContext<'_>,
+    opens: fn(&str) -> bool,
+) -> Probe
+where
+    H: EnvelopeHandler + Default + 'static,
+{
+    match first_key(input) {
+        FirstKey::Key(k) if opens(k) => {
+            Probe::Match(Box::new(JsonCallParser::new(0, None, H::default())))
+        }
+        FirstKey::NeedMore if !cx.eof => Probe::NeedMore,
+        _ => Probe::NoMatch,
+    }
+}
+
 /// Reads `{` ws* `"KEY"` at the start of `input`: the first key of an object.
-pub(crate) enum FirstKey<'a> {
+enum FirstKey<'a> {
     Key(&'a str),
     NeedMore,
     NotAnObject,
 }
 
-pub(crate) fn first_key(input: &str) -> FirstKey<'_> {
+fn first_key(input: &str) -> FirstKey<'_> {
     let bytes = input.as_bytes();
     if bytes.first() != Some(&b'{') {
         return FirstKey::NotAnObject;

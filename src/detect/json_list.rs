@@ -16,14 +16,13 @@
 //! is (docs/dialects-research.md, open question 2).
 
 use crate::core::{DiagnosticKind, WireFormat};
-use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
-use super::format::{CallParser, Parsed, Probe, ProbeContext};
-use super::json_call::{ArgsCapture, Verdict};
+use super::format::{CallParser, Parsed, Probe, ProbeContext, body_end};
+use super::json_call::{CallKey, Element, Verdict, element_args, element_raw};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
-use super::sink::{CallSink, finished_call};
-use super::xml_call::starts;
+use super::scan::{leading_ws, starts};
+use super::sink::CallSink;
 
 /// The key names of one dialect's call objects (the first of each list is the
 /// documented one; the others are accepted too).
@@ -69,6 +68,22 @@ pub(crate) struct ListSpec {
     pub(crate) body: Body,
     /// The closing tag after the body, if any (optional at end of stream).
     pub(crate) close: Option<&'static str>,
+}
+
+impl ListSpec {
+    /// A dialect whose call objects are `{"name": …, "arguments": …}`.
+    pub(crate) const fn name_arguments(
+        format: WireFormat,
+        body: Body,
+        close: Option<&'static str>,
+    ) -> Self {
+        Self {
+            format,
+            keys: &NAME_ARGUMENTS,
+            body,
+            close,
+        }
+    }
 }
 
 /// Where a list parser is.
@@ -193,51 +208,14 @@ impl CallParser for ListParser {
                     }
                 }
                 State::Close => {
-                    let Some(close) = self.spec.close else {
-                        return Parsed::done(i);
-                    };
-                    let ws = leading_ws(&bytes[i..]);
-                    let j = i + ws;
-                    if ws > MAX_TAG_GAP {
-                        return Parsed::done(i);
-                    }
-                    if j == bytes.len() {
-                        return if eof {
-                            Parsed::done(i)
-                        } else {
-                            Parsed::need_more(i)
-                        };
-                    }
-                    return match starts(&bytes[j..], close.as_bytes()) {
-                        Some(true) => Parsed::done(j + close.len()),
-                        None if !eof => Parsed::need_more(i),
-                        _ => Parsed::done(i),
+                    return match body_end(bytes, i, self.spec.close, eof) {
+                        Some(end) => Parsed::done(end),
+                        None => Parsed::need_more(i),
                     };
                 }
             }
         }
     }
-}
-
-/// Which key of a call object the tokenizer is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Key {
-    #[default]
-    Other,
-    Name,
-    Id,
-    Args,
-}
-
-/// One call object.
-#[derive(Debug, Default)]
-struct Element {
-    /// Region offset of its `{`.
-    start: usize,
-    name: Option<String>,
-    id: Option<String>,
-    call: Option<(usize, String)>,
-    args: ArgsCapture,
 }
 
 /// Reads the call objects of a body and emits their calls.
@@ -248,7 +226,7 @@ struct CallObjects {
     depth: usize,
     /// The depth of a call object's own keys (2 in an array, 1 alone).
     element_depth: usize,
-    key: Key,
+    key: CallKey,
     element: Option<Element>,
     /// A registered name was seen or a call ended: broken JSON from here on is
     /// a broken call, not text that merely looked like one.
@@ -265,7 +243,7 @@ impl CallObjects {
                 Body::Array => 2,
                 Body::Objects { .. } => 1,
             },
-            key: Key::Other,
+            key: CallKey::Other,
             element: None,
             named: false,
             verdict: None,
@@ -275,7 +253,7 @@ impl CallObjects {
     /// A new top-level value of a separated sequence begins.
     fn next_value(&mut self) {
         self.depth = 0;
-        self.key = Key::Other;
+        self.key = CallKey::Other;
         self.element = None;
     }
 
@@ -283,16 +261,16 @@ impl CallObjects {
         self.named
     }
 
-    fn classify(&self, k: &str) -> Key {
+    fn classify(&self, k: &str) -> CallKey {
         let keys = self.spec.keys;
         if keys.name.contains(&k) {
-            Key::Name
+            CallKey::Name
         } else if keys.args.contains(&k) {
-            Key::Args
+            CallKey::Args
         } else if keys.id.contains(&k) {
-            Key::Id
+            CallKey::Id
         } else {
-            Key::Other
+            CallKey::Other
         }
     }
 
@@ -307,16 +285,8 @@ impl CallObjects {
         let Some(el) = self.element.as_mut() else {
             return;
         };
-        if el.call.is_none()
-            && let Some(name) = &el.name
-            && sink.is_tool(name)
-        {
-            self.named = true;
-            if force || !wait_id || el.id.is_some() {
-                el.call = Some(sink.start(el.id.as_deref(), name, format));
-            }
-        }
-        el.args.flush(el.call.as_ref().map(|c| c.0), sink);
+        let ready = force || !wait_id || el.object.id.is_some();
+        self.named |= el.object.try_start(sink, format, ready);
     }
 
     fn end_element(&mut self, base: usize, at: usize, sink: &mut CallSink<'_>) -> Directive {
@@ -325,22 +295,12 @@ impl CallObjects {
             return Directive::Continue;
         };
         let end = base + at + 1;
-        let Some(name) = el.name.take() else {
-            return self.stop("a call object has no name");
-        };
-        let Some((index, id)) = el.call.take() else {
-            sink.unknown(el.start, end, &name, self.spec.format);
-            return Directive::Continue;
-        };
-        match el.args.finish(index, sink) {
-            Ok(arguments) => {
-                sink.end(
-                    index,
-                    finished_call(id, name, arguments, self.spec.format),
-                    end,
-                );
-                Directive::Continue
-            }
+        let no_name = "a call object has no name";
+        match el
+            .object
+            .end(el.start, end, self.spec.format, no_name, sink)
+        {
+            Ok(()) => Directive::Continue,
             Err(v) => {
                 self.verdict = Some(v);
                 Directive::Stop
@@ -361,7 +321,7 @@ impl CallObjects {
                         start: base + at,
                         ..Element::default()
                     });
-                    self.key = Key::Other;
+                    self.key = CallKey::Other;
                 }
             }
             JsonEvent::ObjectEnd(at) => {
@@ -380,7 +340,7 @@ impl CallObjects {
             JsonEvent::ArrayEnd(_) => self.depth = self.depth.saturating_sub(1),
             JsonEvent::Key(k) if self.depth == ed => {
                 self.key = self.classify(k);
-                if self.key == Key::Args {
+                if self.key == CallKey::Args {
                     return Directive::Raw;
                 }
             }
@@ -390,8 +350,10 @@ impl CallObjects {
                 };
                 match self.key {
                     // A started call keeps the name it started with.
-                    Key::Name if el.call.is_none() => el.name = Some(s.to_owned()),
-                    Key::Id => el.id = Some(s.to_owned()),
+                    CallKey::Name if el.object.call.is_none() => {
+                        el.object.name = Some(s.to_owned())
+                    }
+                    CallKey::Id => el.object.id = Some(s.to_owned()),
                     _ => return Directive::Continue,
                 }
                 self.try_start(sink, false);
@@ -399,23 +361,14 @@ impl CallObjects {
             JsonEvent::Str(_) | JsonEvent::Scalar(_) if self.depth + 1 == ed => {
                 return self.stop("a call entry is not an object");
             }
-            JsonEvent::RawEnd { at, string } => {
-                if let Some(el) = self.element.as_mut() {
-                    el.args.end_at(base + at, string);
-                }
-            }
             JsonEvent::RawStart(kind, at) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.start_at(kind, base + at, sink);
+                    el.object.args.start_at(kind, base + at, sink);
                 }
                 self.try_start(sink, false);
             }
-            JsonEvent::RawChunk(c) => {
-                if let Some(el) = self.element.as_mut() {
-                    el.args.push(c, el.call.as_ref().map(|c| c.0), sink);
-                }
-            }
-            _ => {}
+            JsonEvent::RawChunk(c) => element_args(&mut self.element, c, sink),
+            ev => element_raw(&mut self.element, ev, base, sink),
         }
         Directive::Continue
     }

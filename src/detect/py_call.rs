@@ -10,15 +10,14 @@
 //! as text on its own; the other elements stay calls.
 
 use crate::core::{DiagnosticKind, JsonObject, ToolCall, WireFormat};
-use crate::detect::scan::leading_ws;
 
 use super::config::MAX_TAG_GAP;
-use super::format::{CallParser, Parsed, Tail, optional_close};
-use super::json_call::ArgsCapture;
+use super::format::{CallParser, Parsed, body_end};
+use super::json_call::{ArgsCapture, CallKey};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::py_literal::{ArgsConv, Step, Syntax};
+use super::scan::{leading_ws, starts};
 use super::sink::{CallSink, finished_call};
-use super::xml_call::starts;
 
 /// The longest tool name read in a list.
 const MAX_NAME: usize = 256;
@@ -246,24 +245,16 @@ impl CallParser for PyListParser {
                     }
                 }
                 LState::Args(conv) => {
-                    let catalog = sink.catalog;
                     let index = self.call.as_ref().map(|c| c.0);
-                    let step =
-                        conv.feed_streaming(&input[i..], eof, catalog.get(&self.name), index, sink);
-                    match step {
+                    match conv.feed_streaming(&input[i..], eof, &self.name, index, sink) {
                         Step::NeedMore(n) => return Parsed::need_more(i + n),
                         Step::Invalid(n, message) => return invalid(i + n, message),
                         Step::Done(n) => {
                             i += n;
                             let arguments = if self.call.is_some() {
-                                match super::json_value::parse_arguments(conv.json()) {
+                                match conv.arguments() {
                                     Ok(a) => a,
-                                    Err(e) => {
-                                        return invalid(
-                                            i,
-                                            format!("the arguments do not convert to json: {e}"),
-                                        );
-                                    }
+                                    Err(message) => return invalid(i, message),
                                 }
                             } else {
                                 JsonObject::new()
@@ -326,27 +317,15 @@ impl CallParser for PyListParser {
                     }
                 }
                 LState::Close => {
-                    let Some(close) = self.spec.close else {
-                        return self.done(i, sink);
-                    };
                     // The list is complete; only the closing wrapper may be missing.
-                    return match optional_close(bytes, i, close, eof) {
-                        Tail::Closed(end) => self.done(end, sink),
-                        Tail::Absent => self.done(i, sink),
-                        Tail::NeedMore => Parsed::need_more(i),
+                    return match body_end(bytes, i, self.spec.close, eof) {
+                        Some(end) => self.done(end, sink),
+                        None => Parsed::need_more(i),
                     };
                 }
             }
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Key {
-    #[default]
-    Other,
-    Name,
-    Args,
 }
 
 /// A JSON envelope element `{"name": …, "arguments": {…}}` of a call list.
@@ -362,7 +341,7 @@ impl JsonEntry {
             handler: EntryHandler {
                 format,
                 depth: 0,
-                key: Key::Other,
+                key: CallKey::Other,
                 name: None,
                 call: None,
                 args: ArgsCapture::default(),
@@ -375,7 +354,7 @@ impl JsonEntry {
 struct EntryHandler {
     format: WireFormat,
     depth: usize,
-    key: Key,
+    key: CallKey,
     name: Option<String>,
     call: Option<(usize, String)>,
     args: ArgsCapture,
@@ -400,15 +379,15 @@ impl EntryHandler {
             }
             JsonEvent::Key(k) if self.depth == 1 => {
                 self.key = match k {
-                    "name" => Key::Name,
-                    "arguments" | "parameters" => Key::Args,
-                    _ => Key::Other,
+                    "name" => CallKey::Name,
+                    "arguments" | "parameters" => CallKey::Args,
+                    _ => CallKey::Other,
                 };
-                if self.key == Key::Args {
+                if self.key == CallKey::Args {
                     return Directive::Raw;
                 }
             }
-            JsonEvent::Str(s) if self.depth == 1 && self.key == Key::Name => {
+            JsonEvent::Str(s) if self.depth == 1 && self.key == CallKey::Name => {
                 self.name = Some(s.to_owned());
                 self.try_start(sink);
             }

@@ -31,11 +31,19 @@
 //! a `string` parameter becomes a string (`zip=2139` gives `"2139"`). Every
 //! other value keeps its literal's type.
 
-use crate::core::{ParamType, ToolShape};
+use crate::core::{JsonObject, ParamType, ToolShape};
 
-use super::json_tokenizer::{hex_value, surrogate_pair};
+use super::json_value::parse_arguments;
+use super::scan::{escape_json_into, starts};
 use super::sink::CallSink;
-use super::xml_call::{escape_json_into, starts, typed_value};
+
+mod frames;
+mod scalars;
+mod strings;
+
+use scalars::{number_json, number_len};
+#[cfg(test)]
+mod tests;
 
 /// The deepest nesting of containers accepted (serde_json's own limit is 128).
 const MAX_DEPTH: usize = 100;
@@ -147,18 +155,6 @@ pub(crate) struct ArgsConv {
     emitted: usize,
 }
 
-/// What one escape sequence decodes to.
-enum Esc {
-    /// The escape is split: more input needed.
-    More,
-    /// A line continuation: drop this many bytes.
-    Skip(usize),
-    /// This many bytes decode to the character.
-    Char(usize, char),
-    /// Not an escape Python decodes: keep the backslash as a character.
-    Keep,
-}
-
 impl ArgsConv {
     /// A converter positioned just after the call's opener (`(` or `{`).
     pub(crate) fn new(syntax: Syntax) -> Self {
@@ -180,18 +176,20 @@ impl ArgsConv {
         }
     }
 
-    /// Feeds `input` like [`feed`](Self::feed) and emits the JSON it added as
-    /// the argument text of call `index` (nothing while no call is open: an
-    /// unknown tool's arguments are converted but not streamed).
+    /// Feeds `input` like [`feed`](Self::feed), typed by the schema of tool
+    /// `name`, and emits the JSON it added as the argument text of call
+    /// `index` (nothing while no call is open: an unknown tool's arguments are
+    /// converted but not streamed).
     pub(crate) fn feed_streaming(
         &mut self,
         input: &str,
         eof: bool,
-        shape: Option<&ToolShape>,
+        name: &str,
         index: Option<usize>,
         sink: &mut CallSink<'_>,
     ) -> Step {
-        let step = self.feed(input, eof, shape);
+        let catalog = sink.catalog;
+        let step = self.feed(input, eof, catalog.get(name));
         if let Some(index) = index {
             sink.args(index, &self.json[self.emitted..]);
             self.emitted = self.json.len();
@@ -199,7 +197,15 @@ impl ArgsConv {
         step
     }
 
+    /// The finished arguments (once `Done` was returned) as an object, or why
+    /// they are not one.
+    pub(crate) fn arguments(&self) -> Result<JsonObject, String> {
+        parse_arguments(&self.json)
+            .map_err(|e| format!("the arguments do not convert to json: {e}"))
+    }
+
     /// The arguments JSON written so far (complete once `Done` was returned).
+    #[cfg(test)]
     pub(crate) fn json(&self) -> &str {
         &self.json
     }
@@ -220,10 +226,7 @@ impl ArgsConv {
             };
             match self.state {
                 St::KeyOrClose => {
-                    if is_ws(b) {
-                        i += 1;
-                    } else if b == self.closer() {
-                        self.close();
+                    if self.skip_or_close(b) {
                         i += 1;
                     } else {
                         let literal_key = match self.syntax {
@@ -236,14 +239,12 @@ impl ArgsConv {
                             }
                             // A key written as a literal: written as a JSON string key.
                             self.begin_entry();
-                            self.role = Role::Key;
                             if self.top().kind == Kind::Args {
                                 self.top_ty = None;
                             }
-                            match self.start_value(bytes, i, eof) {
-                                Ok(Some(n)) => i += n,
-                                Ok(None) => return Step::NeedMore(i),
-                                Err(m) => return Step::Invalid(i, m),
+                            match self.value(Role::Key, bytes, i, eof) {
+                                Ok(n) => i += n,
+                                Err(step) => return step,
                             }
                         } else if key_start(self.syntax, b) {
                             self.tok.clear();
@@ -309,33 +310,27 @@ impl ArgsConv {
                         i += 1;
                         continue;
                     }
-                    self.role = if self.top().kind == Kind::Args {
+                    let role = if self.top().kind == Kind::Args {
                         Role::Top(self.top_ty)
                     } else {
                         Role::Plain
                     };
-                    match self.start_value(bytes, i, eof) {
-                        Ok(Some(n)) => i += n,
-                        Ok(None) => return Step::NeedMore(i),
-                        Err(m) => return Step::Invalid(i, m),
+                    match self.value(role, bytes, i, eof) {
+                        Ok(n) => i += n,
+                        Err(step) => return step,
                     }
                 }
                 St::ElemOrClose => {
-                    if is_ws(b) {
-                        i += 1;
-                    } else if b == self.closer() {
-                        self.close();
+                    if self.skip_or_close(b) {
                         i += 1;
                     } else {
                         if self.split_quote(bytes, i, eof) {
                             return Step::NeedMore(i);
                         }
                         self.begin_entry();
-                        self.role = Role::Plain;
-                        match self.start_value(bytes, i, eof) {
-                            Ok(Some(n)) => i += n,
-                            Ok(None) => return Step::NeedMore(i),
-                            Err(m) => return Step::Invalid(i, m),
+                        match self.value(Role::Plain, bytes, i, eof) {
+                            Ok(n) => i += n,
+                            Err(step) => return step,
                         }
                     }
                 }
@@ -450,110 +445,30 @@ impl ArgsConv {
         }
     }
 
-    fn top(&self) -> Frame {
-        *self
-            .frames
-            .last()
-            .expect("a frame is open until the state is Done")
-    }
-
-    fn closer(&self) -> u8 {
-        match (self.top().kind, self.syntax) {
-            (Kind::Args, Syntax::Python) | (Kind::Tuple, _) => b')',
-            (Kind::Args, Syntax::Gemma) | (Kind::Dict, _) => b'}',
-            (Kind::List, _) => b']',
-        }
-    }
-
-    /// Writes the separator before a new entry of the innermost container.
-    fn begin_entry(&mut self) {
-        let Some(frame) = self.frames.last_mut() else {
-            return;
-        };
-        if frame.count > 0 {
-            self.json.push(',');
-        } else if frame.kind == Kind::Args {
-            self.json.push('{');
-        }
-        frame.count += 1;
-    }
-
-    /// Closes the innermost container.
-    fn close(&mut self) {
-        let Some(frame) = self.frames.pop() else {
-            return;
-        };
-        match frame.kind {
-            Kind::Args if frame.count == 0 => self.json.push_str("{}"),
-            Kind::Args | Kind::Dict => self.json.push('}'),
-            Kind::List | Kind::Tuple => self.json.push(']'),
-        }
-        self.state = if self.frames.is_empty() {
-            St::Done
-        } else {
-            St::CommaOrClose
-        };
-    }
-
-    fn open(&mut self, kind: Kind) -> Result<(), String> {
-        if self.role == Role::Key {
-            return Err("a container cannot be a key".to_owned());
-        }
-        if self.frames.len() >= MAX_DEPTH {
-            return Err(format!("values nest deeper than {MAX_DEPTH}"));
-        }
-        self.json.push(if kind == Kind::Dict { '{' } else { '[' });
-        self.frames.push(Frame { kind, count: 0 });
-        self.state = if kind == Kind::Dict {
-            St::KeyOrClose
-        } else {
-            St::ElemOrClose
-        };
-        Ok(())
-    }
-
-    /// Whether a Gemma string delimiter at `i` is split (decide nothing yet).
-    fn split_quote(&self, bytes: &[u8], i: usize, eof: bool) -> bool {
-        self.syntax == Syntax::Gemma
-            && !eof
-            && starts(&bytes[i..], GEMMA_QUOTE.as_bytes()).is_none()
-    }
-
-    /// Whether a string in the current role is held for conversion.
-    fn hold_string(&self) -> bool {
-        matches!(
-            self.role,
-            Role::Top(Some(
-                ParamType::Integer
-                    | ParamType::Number
-                    | ParamType::Boolean
-                    | ParamType::Array
-                    | ParamType::Object
-            ))
-        )
-    }
-
     /// Starts a value at `bytes[i]` (not whitespace). `Ok(Some(n))`: consumed
     /// n bytes; `Ok(None)`: undecided, nothing consumed.
+    /// Starts a value in `role` at `bytes[i]` (not whitespace): the bytes it
+    /// consumed, or the step to return (more input needed, or invalid).
+    fn value(&mut self, role: Role, bytes: &[u8], i: usize, eof: bool) -> Result<usize, Step> {
+        self.role = role;
+        match self.start_value(bytes, i, eof) {
+            Ok(Some(n)) => Ok(n),
+            Ok(None) => Err(Step::NeedMore(i)),
+            Err(m) => Err(Step::Invalid(i, m)),
+        }
+    }
+
     fn start_value(&mut self, bytes: &[u8], i: usize, eof: bool) -> Result<Option<usize>, String> {
         let b = bytes[i];
         match (self.syntax, b) {
             (Syntax::Python, b'\'' | b'"') => {
-                self.hold = self.role != Role::Key && self.hold_string();
-                self.held.clear();
-                if !self.hold {
-                    self.json.push('"');
-                }
+                self.begin_string();
                 self.state = St::Quote { raw: false };
                 Ok(Some(0))
             }
             (Syntax::Gemma, b'<') => match starts(&bytes[i..], GEMMA_QUOTE.as_bytes()) {
                 Some(true) => {
-                    self.hold = self.role != Role::Key && self.hold_string();
-                    self.held.clear();
-                    if !self.hold {
-                        self.json.push('"');
-                    }
+                    self.begin_string();
                     self.state = St::GStr;
                     Ok(Some(GEMMA_QUOTE.len()))
                 }
@@ -579,70 +494,6 @@ impl ArgsConv {
         }
     }
 
-    /// At a quote byte: opens a single- or triple-quoted string (or an empty
-    /// one). `None`: the quote run is split.
-    fn open_quote(&mut self, bytes: &[u8], i: usize, eof: bool, raw: bool) -> Option<usize> {
-        let q = bytes[i];
-        match bytes.get(i + 1) {
-            None if !eof => None,
-            Some(&c) if c == q => match bytes.get(i + 2) {
-                None if !eof => None,
-                Some(&d) if d == q => {
-                    self.state = St::Str {
-                        quote: q,
-                        triple: true,
-                        raw,
-                    };
-                    Some(3)
-                }
-                _ => {
-                    self.state = St::AfterStr;
-                    Some(2)
-                }
-            },
-            _ => {
-                self.state = St::Str {
-                    quote: q,
-                    triple: false,
-                    raw,
-                };
-                Some(1)
-            }
-        }
-    }
-
-    /// A scalar ended: writes its JSON form for its role.
-    fn end_scalar(&mut self, text: &str, number: bool) {
-        self.hold = false;
-        let quoted = self.role == Role::Key
-            || (number && matches!(self.role, Role::Top(Some(ParamType::String))));
-        if quoted {
-            self.json.push('"');
-            self.json.push_str(text);
-            self.json.push('"');
-        } else {
-            self.json.push_str(text);
-        }
-        self.after_value();
-    }
-
-    /// A string (with any adjacent continuation) ended.
-    fn end_string(&mut self) {
-        if self.hold {
-            let ty = match self.role {
-                Role::Top(Some(ty)) => ty,
-                _ => ParamType::String,
-            };
-            let value = typed_value(&self.held, ty);
-            self.json.push_str(&value.to_string());
-            self.held.clear();
-            self.hold = false;
-        } else {
-            self.json.push('"');
-        }
-        self.after_value();
-    }
-
     fn after_value(&mut self) {
         self.state = if self.role == Role::Key {
             St::Sep
@@ -657,96 +508,6 @@ impl ArgsConv {
             self.held.push_str(s);
         } else {
             escape_json_into(s, &mut self.json);
-        }
-    }
-
-    fn put_char(&mut self, c: char) {
-        let mut buf = [0u8; 4];
-        let s: &str = c.encode_utf8(&mut buf);
-        self.put(s);
-    }
-
-    /// Scans Python string content from `i`. Returns (position, closed).
-    fn scan_str(
-        &mut self,
-        input: &str,
-        mut i: usize,
-        eof: bool,
-        quote: u8,
-        triple: bool,
-        raw: bool,
-    ) -> (usize, bool) {
-        let bytes = input.as_bytes();
-        loop {
-            let Some(rel) = super::scan::find2(quote, b'\\', &bytes[i..]) else {
-                self.put(&input[i..]);
-                return (bytes.len(), false);
-            };
-            let j = i + rel;
-            self.put(&input[i..j]);
-            if bytes[j] == quote {
-                if !triple {
-                    return (j + 1, true);
-                }
-                match (bytes.get(j + 1), bytes.get(j + 2)) {
-                    (Some(&a), Some(&c)) if a == quote && c == quote => return (j + 3, true),
-                    (None, _) if !eof => return (j, false),
-                    (Some(&a), None) if a == quote && !eof => return (j, false),
-                    _ => {
-                        self.put(&input[j..j + 1]);
-                        i = j + 1;
-                    }
-                }
-                continue;
-            }
-            // A backslash.
-            if raw {
-                match bytes.get(j + 1) {
-                    None if !eof => return (j, false),
-                    Some(&c) if c == quote || c == b'\\' => {
-                        self.put(&input[j..j + 2]);
-                        i = j + 2;
-                    }
-                    _ => {
-                        self.put("\\");
-                        i = j + 1;
-                    }
-                }
-                continue;
-            }
-            match escape(&bytes[j..], eof) {
-                Esc::More => return (j, false),
-                Esc::Skip(n) => i = j + n,
-                Esc::Char(n, c) => {
-                    self.put_char(c);
-                    i = j + n;
-                }
-                Esc::Keep => {
-                    self.put("\\");
-                    i = j + 1;
-                }
-            }
-        }
-    }
-
-    /// Scans Gemma string content from `i`. Returns (position, closed).
-    fn scan_gstr(&mut self, input: &str, mut i: usize, eof: bool) -> (usize, bool) {
-        let bytes = input.as_bytes();
-        loop {
-            let Some(rel) = super::scan::find1(b'<', &bytes[i..]) else {
-                self.put(&input[i..]);
-                return (bytes.len(), false);
-            };
-            let j = i + rel;
-            self.put(&input[i..j]);
-            match starts(&bytes[j..], GEMMA_QUOTE.as_bytes()) {
-                Some(true) => return (j + GEMMA_QUOTE.len(), true),
-                None if !eof => return (j, false),
-                _ => {
-                    self.put("<");
-                    i = j + 1;
-                }
-            }
         }
     }
 }
@@ -769,323 +530,6 @@ fn key_byte(syntax: Syntax, b: u8) -> bool {
         Syntax::Python => b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80,
         Syntax::Gemma => {
             !is_ws(b) && !matches!(b, b':' | b',' | b'{' | b'}' | b'[' | b']' | b'<' | b'>')
-        }
-    }
-}
-
-/// The length of the number characters at `bytes[i..]`, given the token so far.
-///
-/// Whether the number has a radix prefix (`0x`, `0o`, `0b`: no exponent sign) is
-/// read from the whole token, the part already held and the part being
-/// scanned alike, so where the deltas cut the token does not change it.
-fn number_len(bytes: &[u8], i: usize, tok: &str) -> usize {
-    let held = tok.as_bytes();
-    let mut second = held.get(1).copied();
-    let mut prev = held.last().copied();
-    let mut n = 0;
-    for &c in &bytes[i..] {
-        let radix = matches!(second, Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'));
-        let ok = c.is_ascii_alphanumeric()
-            || c == b'_'
-            || c == b'.'
-            || (matches!(c, b'+' | b'-')
-                && (prev.is_none() || (!radix && matches!(prev, Some(b'e' | b'E')))));
-        if !ok {
-            break;
-        }
-        if held.len() + n == 1 {
-            second = Some(c);
-        }
-        prev = Some(c);
-        n += 1;
-    }
-    n
-}
-
-/// The JSON text of a Python (or JSON) number literal, if it is one and is finite.
-pub(crate) fn number_json(tok: &str) -> Option<String> {
-    let mut neg = false;
-    let mut body = tok;
-    while let Some(rest) = body.strip_prefix(['-', '+']) {
-        if body.starts_with('-') {
-            neg = !neg;
-        }
-        body = rest;
-    }
-    let digits: String = body.chars().filter(|&c| c != '_').collect();
-    let sign = if neg { "-" } else { "" };
-    let lower = digits.to_ascii_lowercase();
-    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if let Some(rest) = lower.strip_prefix(prefix) {
-            let v = u128::from_str_radix(rest, radix).ok()?;
-            return Some(format!("{sign}{v}"));
-        }
-    }
-    let (mantissa, exp) = match lower.find('e') {
-        Some(p) => (&lower[..p], Some(&lower[p + 1..])),
-        None => (lower.as_str(), None),
-    };
-    let (int, frac) = match mantissa.find('.') {
-        Some(p) => (&mantissa[..p], Some(&mantissa[p + 1..])),
-        None => (mantissa, None),
-    };
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if !all_digits(int) || !frac.is_none_or(all_digits) {
-        return None;
-    }
-    if int.is_empty() && frac.is_none_or(str::is_empty) {
-        return None;
-    }
-    let int = int.trim_start_matches('0');
-    let mut out = String::with_capacity(tok.len() + 3);
-    out.push_str(sign);
-    out.push_str(if int.is_empty() { "0" } else { int });
-    if let Some(frac) = frac {
-        out.push('.');
-        out.push_str(if frac.is_empty() { "0" } else { frac });
-    }
-    if let Some(exp) = exp {
-        let digits = exp.strip_prefix(['+', '-']).unwrap_or(exp);
-        if digits.is_empty() || !all_digits(digits) {
-            return None;
-        }
-        out.push('e');
-        out.push_str(exp);
-    }
-    // JSON cannot hold an infinite number; serde_json would refuse it later.
-    let finite = out.parse::<f64>().is_ok_and(f64::is_finite);
-    finite.then_some(out)
-}
-
-/// Decodes the escape at `b` (which starts with a backslash).
-fn escape(b: &[u8], eof: bool) -> Esc {
-    let Some(&c) = b.get(1) else {
-        return if eof { Esc::Keep } else { Esc::More };
-    };
-    let simple = |ch: char| Esc::Char(2, ch);
-    match c {
-        b'\n' => Esc::Skip(2),
-        b'\r' => match b.get(2) {
-            Some(b'\n') => Esc::Skip(3),
-            None if !eof => Esc::More,
-            _ => Esc::Skip(2),
-        },
-        b'\\' => simple('\\'),
-        b'\'' => simple('\''),
-        b'"' => simple('"'),
-        b'a' => simple('\u{7}'),
-        b'b' => simple('\u{8}'),
-        b'f' => simple('\u{c}'),
-        b'n' => simple('\n'),
-        b'r' => simple('\r'),
-        b't' => simple('\t'),
-        b'v' => simple('\u{b}'),
-        b'0'..=b'7' => {
-            let n = b[1..]
-                .iter()
-                .take(3)
-                .take_while(|d| (b'0'..=b'7').contains(*d))
-                .count();
-            if n < 3 && 1 + n == b.len() && !eof {
-                return Esc::More;
-            }
-            let v = b[1..1 + n]
-                .iter()
-                .fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
-            Esc::Char(1 + n, char::from_u32(v).unwrap_or('\u{fffd}'))
-        }
-        b'x' => fixed_hex(b, 2, eof),
-        b'U' => fixed_hex(b, 8, eof),
-        b'u' => {
-            let v = match fixed_hex(b, 4, eof) {
-                Esc::Char(..) => hex_value(&b[2..6]).unwrap_or(0xfffd),
-                other => return other,
-            };
-            match v {
-                0xd800..=0xdbff => {
-                    // A high surrogate: joined with a `\uDC00`-`\uDFFF` escape right after.
-                    let next = &b[6..];
-                    let pattern_ok = next.iter().take(6).enumerate().all(|(k, &x)| match k {
-                        0 => x == b'\\',
-                        1 => x == b'u',
-                        _ => x.is_ascii_hexdigit(),
-                    });
-                    if pattern_ok && next.len() < 6 {
-                        return if eof {
-                            Esc::Char(6, '\u{fffd}')
-                        } else {
-                            Esc::More
-                        };
-                    }
-                    let low = if pattern_ok {
-                        hex_value(&next[2..6])
-                    } else {
-                        None
-                    };
-                    match low {
-                        Some(lo @ 0xdc00..=0xdfff) => {
-                            let c = surrogate_pair(v, lo);
-                            Esc::Char(12, char::from_u32(c).unwrap_or('\u{fffd}'))
-                        }
-                        _ => Esc::Char(6, '\u{fffd}'),
-                    }
-                }
-                _ => Esc::Char(6, char::from_u32(v).unwrap_or('\u{fffd}')),
-            }
-        }
-        _ => Esc::Keep,
-    }
-}
-
-/// `\x` (2 digits) or `\U` (8 digits): decoded, split, or kept when malformed.
-fn fixed_hex(b: &[u8], digits: usize, eof: bool) -> Esc {
-    let have = b.len().saturating_sub(2).min(digits);
-    if !b[2..2 + have].iter().all(u8::is_ascii_hexdigit) {
-        return Esc::Keep;
-    }
-    if have < digits {
-        return if eof { Esc::Keep } else { Esc::More };
-    }
-    let v = hex_value(&b[2..2 + digits]).unwrap_or(0xfffd);
-    Esc::Char(2 + digits, char::from_u32(v).unwrap_or('\u{fffd}'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Feeds `pieces` as a stream; returns the JSON and the bytes after the closer.
-    fn run(syntax: Syntax, pieces: &[&str]) -> Result<(String, String), String> {
-        let mut conv = ArgsConv::new(syntax);
-        let mut pending = String::new();
-        for (k, piece) in pieces.iter().enumerate() {
-            pending.push_str(piece);
-            let eof = k + 1 == pieces.len();
-            match conv.feed(&pending, eof, None) {
-                Step::NeedMore(n) => {
-                    pending.drain(..n);
-                }
-                Step::Done(n) => {
-                    let rest = format!("{}{}", &pending[n..], pieces[k + 1..].concat());
-                    return Ok((conv.json().to_owned(), rest));
-                }
-                Step::Invalid(_, m) => return Err(m),
-            }
-        }
-        Err("unfinished".to_owned())
-    }
-
-    /// The whole input and every one-character split agree.
-    fn convert(syntax: Syntax, input: &str) -> Result<(String, String), String> {
-        let whole = run(syntax, &[input]);
-        let chars: Vec<&str> = input
-            .char_indices()
-            .map(|(i, c)| &input[i..i + c.len_utf8()])
-            .collect();
-        assert_eq!(
-            run(syntax, &chars),
-            whole,
-            "one character per piece: {input}"
-        );
-        for cut in 1..input.len() {
-            if input.is_char_boundary(cut) {
-                let two = run(syntax, &[&input[..cut], &input[cut..]]);
-                assert_eq!(two, whole, "cut at {cut}: {input}");
-            }
-        }
-        whole
-    }
-
-    fn ok(json: &str, rest: &str) -> Result<(String, String), String> {
-        Ok((json.to_owned(), rest.to_owned()))
-    }
-
-    #[test]
-    fn numbers_map_to_json_numbers() {
-        for (python, json) in [
-            ("1_000", "1000"),
-            ("0x1F", "31"),
-            ("-0o17", "-15"),
-            ("0b101", "5"),
-            (".5", "0.5"),
-            ("5.", "5.0"),
-            ("007", "7"),
-            ("-0", "-0"),
-            ("1E+3", "1e+3"),
-            ("2.5e-3", "2.5e-3"),
-            ("+4", "4"),
-        ] {
-            assert_eq!(number_json(python).as_deref(), Some(json), "{python}");
-        }
-        for bad in ["1e", "1j", "1e999", ".", "0x", "1.2.3", "-", "12ab", "0xZZ"] {
-            assert_eq!(number_json(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn python_arguments_stream_as_json() {
-        assert_eq!(
-            convert(
-                Syntax::Python,
-                r#"a='x\ud83d\ude00y\'', b=[1, (2,), {'k': None, 3: ()}], c="""q"""  ,)] tail"#
-            ),
-            ok(
-                r#"{"a":"x😀y'","b":[1,[2],{"k":null,"3":[]}],"c":"q"}"#,
-                "] tail"
-            )
-        );
-        assert_eq!(convert(Syntax::Python, ")"), ok("{}", ""));
-        assert_eq!(
-            convert(Syntax::Python, "a = 'p' r'\\q' u\"r\" )"),
-            ok(r#"{"a":"p\\qr"}"#, "")
-        );
-    }
-
-    #[test]
-    fn gemma_arguments_stream_as_json() {
-        assert_eq!(
-            convert(
-                Syntax::Gemma,
-                "a:<|\"|>x\\n \"<|y<|\"|>,b:[true,-1.5,{c:null}],<|\"|>d e<|\"|>:1}<tool_call|>"
-            ),
-            ok(
-                r#"{"a":"x\\n \"<|y","b":[true,-1.5,{"c":null}],"d e":1}"#,
-                "<tool_call|>"
-            )
-        );
-    }
-
-    #[test]
-    fn escapes_split_anywhere_decode_once() {
-        assert_eq!(
-            convert(
-                Syntax::Python,
-                r"a='\x41\101\u00e9\U0001F600\ud800\udc00\udc00\ud83d x\q\N{A}\z')"
-            ),
-            ok("{\"a\":\"AAé😀𐀀\u{fffd}\u{fffd} x\\\\q\\\\N{A}\\\\z\"}", "")
-        );
-    }
-
-    #[test]
-    fn malformed_argument_lists_are_invalid_not_panics() {
-        for input in [
-            "a=foo)",
-            "'a')",
-            "a=1 2)",
-            "a=[1,,2])",
-            "a={1, 2})",
-            "a={(1,): 2})",
-            "a=[1)",
-            "a=1e999)",
-            "a=b'x')",
-            "=1)",
-        ] {
-            assert!(convert(Syntax::Python, input).is_err(), "{input}");
-        }
-        let deep = format!("a={}", "[".repeat(MAX_DEPTH + 5));
-        assert!(run(Syntax::Python, &[&deep]).is_err());
-        for input in ["a:<b>}", "a:x}", ":1}", "a 1}"] {
-            assert!(convert(Syntax::Gemma, input).is_err(), "{input}");
         }
     }
 }

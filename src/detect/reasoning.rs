@@ -1,4 +1,4 @@
-//! `ReasoningBlock`: the parser of a reasoning region (`<think>…</think>`,
+//! `ReasoningParser`: the parser of a reasoning region (`<think>…</think>`,
 //! `[THINK]…[/THINK]`, `<|START_THINKING|>…<|END_THINKING|>`, …).
 //!
 //! Its content is streamed as `Reasoning` events as it arrives, holding back
@@ -15,13 +15,13 @@ use super::sink::CallSink;
 /// A reasoning region: an opening marker of `open_len` bytes (already matched
 /// by the probe), content, then `close`.
 #[derive(Debug)]
-pub(crate) struct ReasoningBlock {
+pub(crate) struct ReasoningParser {
     /// Bytes of opening marker still to consume.
     open_left: usize,
     close: &'static str,
 }
 
-impl ReasoningBlock {
+impl ReasoningParser {
     /// A block whose opening marker (`open_len` bytes) starts the input.
     pub(crate) fn new(open_len: usize, close: &'static str) -> Self {
         Self {
@@ -36,7 +36,7 @@ impl ReasoningBlock {
     }
 }
 
-impl CallParser for ReasoningBlock {
+impl CallParser for ReasoningParser {
     fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed {
         let mut pos = 0;
         if self.open_left > 0 {

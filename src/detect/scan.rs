@@ -1,5 +1,7 @@
-//! Byte searches tuned for the detector's inputs: most deltas are a few bytes
-//! long, where `memchr`'s vector set-up costs more than a plain loop.
+//! Byte helpers of every parser: searches tuned for the detector's inputs (most
+//! deltas are a few bytes long, where `memchr`'s vector set-up costs more than
+//! a plain loop), literal prefixes of possibly incomplete input, short copies
+//! and JSON escaping.
 
 /// Below this many bytes a loop beats the vectorised search.
 const SHORT: usize = 16;
@@ -185,6 +187,46 @@ pub(crate) fn push_short(dst: &mut String, s: &str) {
     }
 }
 
+/// Whether `input` starts with `lit`: `Some(true)` yes, `None` input ends inside it.
+#[inline]
+pub(crate) fn starts(input: &[u8], lit: &[u8]) -> Option<bool> {
+    let n = input.len().min(lit.len());
+    if input[..n] != lit[..n] {
+        return Some(false);
+    }
+    if n < lit.len() { None } else { Some(true) }
+}
+
+/// How JSON spells the control characters without a short escape.
+const CONTROL_ESCAPES: [&str; 32] = [
+    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+    "\\u0008", "\\t", "\\n", "\\u000b", "\\u000c", "\\r", "\\u000e", "\\u000f", "\\u0010",
+    "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018",
+    "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+];
+
+/// JSON-escapes `s` (without quotes) onto `out`.
+#[inline]
+pub(crate) fn escape_json_into(s: &str, out: &mut String) {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    while let Some(i) = find_json_escape(bytes, start) {
+        push_short(out, &s[start..i]);
+        match bytes[i] {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b => out.push_str(
+                CONTROL_ESCAPES
+                    .get(usize::from(b))
+                    .copied()
+                    .unwrap_or_default(),
+            ),
+        }
+        start = i + 1;
+    }
+    push_short(out, &s[start..]);
+}
+
 /// How many leading bytes [`find2`] checks in registers.
 const HEAD: usize = 32;
 
@@ -312,6 +354,47 @@ mod tests {
             assert_eq!(find1(b'<', h), naive(b"<"), "{hay:?}");
             assert_eq!(find2(b'"', b'\\', h), naive(b"\"\\"), "{hay:?}");
             assert_eq!(find3(b'<', b'\\', b'z', h), naive(b"<\\z"), "{hay:?}");
+        }
+    }
+
+    fn escaped(s: &str) -> String {
+        let mut out = String::new();
+        escape_json_into(s, &mut out);
+        out
+    }
+
+    #[test]
+    fn escapes_quotes_backslashes_and_controls_at_every_position() {
+        assert_eq!(escaped(""), "");
+        assert_eq!(escaped("plain text, café 日本"), "plain text, café 日本");
+        assert_eq!(escaped("a\"b\\c\nd\re\tf"), "a\\\"b\\\\c\\nd\\re\\tf");
+        assert_eq!(escaped("\u{1}\u{1f}\u{7f}"), "\\u0001\\u001f\u{7f}");
+        // Each special byte at each offset of an eight-byte word and its tail.
+        for special in ["\"", "\\", "\n", "\u{0}"] {
+            for at in 0..19 {
+                let s = format!("{}{special}{}", "x".repeat(at), "y".repeat(19 - at));
+                let want = format!(
+                    "{}{}{}",
+                    "x".repeat(at),
+                    match special {
+                        "\"" => "\\\"",
+                        "\\" => "\\\\",
+                        "\n" => "\\n",
+                        _ => "\\u0000",
+                    },
+                    "y".repeat(19 - at)
+                );
+                assert_eq!(escaped(&s), want, "{s:?}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn escaped_text_reads_back_as_the_same_string(s in "(?s).{0,80}") {
+            let json = format!("\"{}\"", escaped(&s));
+            let back: String = serde_json::from_str(&json).expect("escaped text is a json string");
+            prop_assert_eq!(back, s);
         }
     }
 }

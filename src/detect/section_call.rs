@@ -13,13 +13,12 @@
 //! section with no valid call goes back whole).
 
 use crate::core::{DiagnosticKind, WireFormat};
-use crate::detect::scan::leading_ws;
 
 use super::format::{CallParser, Parsed};
 use super::json_call::{ArgsCapture, Verdict};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus, ValueKind};
+use super::scan::{leading_ws, starts};
 use super::sink::{CallSink, finished_call};
-use super::xml_call::starts;
 
 /// The longest header (between the call's begin token and its arguments).
 const MAX_HEADER: usize = 512;

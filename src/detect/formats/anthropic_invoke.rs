@@ -3,10 +3,11 @@
 //! One block may hold several invokes (parallel calls).
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec, starts};
+use super::super::scan::{leading_ws, starts};
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 
 const OPEN: &str = "<function_calls>";
 
@@ -14,10 +15,6 @@ const OPEN: &str = "<function_calls>";
 pub(crate) struct AnthropicInvoke;
 
 impl TextFormat for AnthropicInvoke {
-    fn format(&self) -> WireFormat {
-        WireFormat::AnthropicInvoke
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -10,8 +10,8 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_list::{Body, CallKeys, ListSpec, probe_list};
-use super::super::reasoning::ReasoningBlock;
-use super::super::xml_call::starts;
+use super::super::reasoning::ReasoningParser;
+use super::super::scan::starts;
 use super::kept::KeptMarker;
 
 const ACTION: &str = "<|START_ACTION|>";
@@ -37,10 +37,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct Cohere;
 
 impl TextFormat for Cohere {
-    fn format(&self) -> WireFormat {
-        WireFormat::Cohere
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }
@@ -56,7 +52,7 @@ impl TextFormat for Cohere {
             match starts(bytes, tag.as_bytes()) {
                 Some(true) => {
                     return Probe::Match(match kind {
-                        Block::Thinking => Box::new(ReasoningBlock::new(tag.len(), THINKING_END)),
+                        Block::Thinking => Box::new(ReasoningParser::new(tag.len(), THINKING_END)),
                         Block::Wrapper => Box::new(KeptMarker::new(tag.len())),
                     });
                 }

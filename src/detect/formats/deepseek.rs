@@ -10,13 +10,12 @@
 //! only its own call header, so at most one matches.
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
+use super::super::scan::{leading_ws, starts};
 use super::super::section_call::{
     DEEPSEEK_FUNCTION, DEEPSEEK_SEP, Header, SectionParser, SectionSpec,
 };
-use super::super::xml_call::starts;
 
 const OPEN: &str = "<｜tool▁calls▁begin｜>";
 const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
@@ -67,10 +66,6 @@ fn parser(format: WireFormat, header: Header) -> Probe {
 pub(crate) struct DeepSeekV3;
 
 impl TextFormat for DeepSeekV3 {
-    fn format(&self) -> WireFormat {
-        WireFormat::DeepSeekV3
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }
@@ -88,10 +83,6 @@ impl TextFormat for DeepSeekV3 {
 pub(crate) struct DeepSeekV31;
 
 impl TextFormat for DeepSeekV31 {
-    fn format(&self) -> WireFormat {
-        WireFormat::DeepSeekV31
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -9,7 +9,8 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec};
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::anthropic_invoke::tag_then;
 
 /// The two block names: (open, close).
@@ -22,10 +23,6 @@ const BLOCKS: [(&str, &str); 2] = [
 pub(crate) struct DeepSeekDsml;
 
 impl TextFormat for DeepSeekDsml {
-    fn format(&self) -> WireFormat {
-        WireFormat::DeepSeekDsml
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -2,11 +2,9 @@
 //! to the call's region. Anything else in the fence makes it plain code (text).
 
 use crate::core::DiagnosticKind;
-use crate::detect::scan::leading_ws;
 
-use super::super::format::{CallParser, Parsed, Status};
+use super::super::format::{CallParser, Parsed, Status, Tail, closing_tag};
 use super::super::sink::CallSink;
-use super::super::xml_call::starts;
 
 /// Where a fenced call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,19 +73,12 @@ impl CallParser for FencedCall {
                     }
                 }
                 FenceState::Closing => {
-                    let j = i + leading_ws(&bytes[i..]);
-                    if j == bytes.len() {
-                        return if eof {
-                            Parsed::done(i)
-                        } else {
-                            Parsed::need_more(i)
-                        };
-                    }
                     let fence = "`".repeat(self.ticks);
-                    return match starts(&bytes[j..], fence.as_bytes()) {
-                        Some(true) => Parsed::done(j + self.ticks),
-                        None if !eof => Parsed::need_more(i),
-                        _ => Parsed::abandon(
+                    return match closing_tag(bytes, i, fence.as_bytes(), eof, usize::MAX) {
+                        Tail::Closed(end) => Parsed::done(end),
+                        Tail::Ended => Parsed::done(i),
+                        Tail::NeedMore => Parsed::need_more(i),
+                        Tail::Absent => Parsed::abandon(
                             i,
                             DiagnosticKind::Invalid,
                             "the code fence holds more than one call envelope",

@@ -9,13 +9,12 @@
 
 use crate::core::{DiagnosticKind, JsonObject, WireFormat};
 
-use super::super::format::{
-    CallParser, Parsed, Probe, ProbeContext, Tail, TextFormat, optional_close,
-};
+use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat, body_end};
 use super::super::py_literal::{ArgsConv, Step, Syntax};
-use super::super::reasoning::ReasoningBlock;
+use super::super::reasoning::ReasoningParser;
+use super::super::scan::starts;
 use super::super::sink::{CallSink, finished_call};
-use super::super::xml_call::{Open, match_open, starts};
+use super::super::xml_syntax::{Open, match_open};
 
 const OPEN: &str = "<|tool_call>call:";
 const CLOSE: &str = "<tool_call|>";
@@ -26,10 +25,6 @@ const THOUGHT_CLOSE: &str = "<channel|>";
 pub(crate) struct Gemma4;
 
 impl TextFormat for Gemma4 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Gemma4
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }
@@ -41,12 +36,12 @@ impl TextFormat for Gemma4 {
                 // The channel name is followed by a newline, then the thought.
                 return match bytes.get(THOUGHT.len()) {
                     None => cx.need_more(),
-                    Some(b'\n') => Probe::Match(Box::new(ReasoningBlock::new(
+                    Some(b'\n') => Probe::Match(Box::new(ReasoningParser::new(
                         THOUGHT.len() + 1,
                         THOUGHT_CLOSE,
                     ))),
                     Some(b'<') => {
-                        Probe::Match(Box::new(ReasoningBlock::new(THOUGHT.len(), THOUGHT_CLOSE)))
+                        Probe::Match(Box::new(ReasoningParser::new(THOUGHT.len(), THOUGHT_CLOSE)))
                     }
                     Some(_) => Probe::NoMatch,
                 };
@@ -127,11 +122,8 @@ impl CallParser for GemmaCall {
                     self.state = GState::Args(Box::new(ArgsConv::new(Syntax::Gemma)));
                 }
                 GState::Args(conv) => {
-                    let catalog = sink.catalog;
                     let index = self.call.as_ref().map(|c| c.0);
-                    let step =
-                        conv.feed_streaming(&input[i..], eof, catalog.get(&self.name), index, sink);
-                    match step {
+                    match conv.feed_streaming(&input[i..], eof, &self.name, index, sink) {
                         Step::NeedMore(n) => return Parsed::need_more(i + n),
                         Step::Invalid(n, message) => {
                             return Parsed::abandon(i + n, DiagnosticKind::Invalid, message);
@@ -139,13 +131,13 @@ impl CallParser for GemmaCall {
                         Step::Done(n) => {
                             i += n;
                             if self.call.is_some() {
-                                match crate::detect::json_value::parse_arguments(conv.json()) {
+                                match conv.arguments() {
                                     Ok(a) => self.arguments = Some(a),
-                                    Err(e) => {
+                                    Err(message) => {
                                         return Parsed::abandon(
                                             i,
                                             DiagnosticKind::Invalid,
-                                            format!("the arguments do not convert to json: {e}"),
+                                            message,
                                         );
                                     }
                                 }
@@ -156,10 +148,9 @@ impl CallParser for GemmaCall {
                 }
                 GState::Close => {
                     // The body is complete; only the end token may be missing.
-                    return match optional_close(bytes, i, CLOSE, eof) {
-                        Tail::Closed(end) => self.finish(end, sink),
-                        Tail::Absent => self.finish(i, sink),
-                        Tail::NeedMore => Parsed::need_more(i),
+                    return match body_end(bytes, i, Some(CLOSE), eof) {
+                        Some(end) => self.finish(end, sink),
+                        None => Parsed::need_more(i),
                     };
                 }
             }

@@ -17,7 +17,9 @@ use crate::core::WireFormat;
 
 use super::super::config::MAX_TAG_GAP;
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec, starts};
+use super::super::scan::starts;
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
@@ -32,10 +34,6 @@ pub(crate) struct Glm45;
 pub(crate) struct Glm47;
 
 impl TextFormat for Glm45 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Glm45
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }
@@ -46,10 +44,6 @@ impl TextFormat for Glm45 {
 }
 
 impl TextFormat for Glm47 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Glm47
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -8,26 +8,17 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_list::{Body, ListSpec, NAME_ARGUMENTS, probe_list};
+use super::super::json_list::{Body, ListSpec, probe_list};
 
 const TOKEN: &str = "<|tool_call|>";
 const TAG: &str = "<tool_call>";
 
-static SPEC: ListSpec = ListSpec {
-    format: WireFormat::Granite,
-    keys: &NAME_ARGUMENTS,
-    body: Body::Array,
-    close: None,
-};
+static SPEC: ListSpec = ListSpec::name_arguments(WireFormat::Granite, Body::Array, None);
 
 /// The Granite dialect.
 pub(crate) struct Granite;
 
 impl TextFormat for Granite {
-    fn format(&self) -> WireFormat {
-        WireFormat::Granite
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

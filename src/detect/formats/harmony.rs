@@ -23,14 +23,13 @@
 use memchr::memmem;
 
 use crate::core::{DiagnosticKind, WireFormat};
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
 use super::super::json_call::{ArgsCapture, Verdict};
 use super::super::json_tokenizer::{BracketScan, ValueKind};
 use super::super::reasoning::held_prefix;
+use super::super::scan::{leading_ws, starts};
 use super::super::sink::{CallSink, finished_call};
-use super::super::xml_call::starts;
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
@@ -48,10 +47,6 @@ const FUNCTIONS: &str = "functions.";
 pub(crate) struct Harmony;
 
 impl TextFormat for Harmony {
-    fn format(&self) -> WireFormat {
-        WireFormat::Harmony
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

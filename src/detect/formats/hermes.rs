@@ -5,12 +5,12 @@
 //! Several blocks in a row are parallel calls.
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_call::{ArgsCapture, EnvelopeHandler, JsonCallParser, Verdict};
+use super::super::json_call::{CallKey, CallObject, EnvelopeHandler, JsonCallParser, Verdict};
 use super::super::json_tokenizer::{Directive, JsonEvent};
-use super::super::sink::{CallSink, finished_call};
+use super::super::scan::leading_ws;
+use super::super::sink::CallSink;
 use super::anthropic_invoke::tag_then;
 
 const OPEN: &str = "<tool_call>";
@@ -19,10 +19,6 @@ const OPEN: &str = "<tool_call>";
 pub(crate) struct Hermes;
 
 impl TextFormat for Hermes {
-    fn format(&self) -> WireFormat {
-        WireFormat::Hermes
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }
@@ -42,37 +38,13 @@ impl TextFormat for Hermes {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Key {
-    #[default]
-    Other,
-    Name,
-    Id,
-    Args,
-}
-
 /// Reads `{"name", "arguments"}` envelopes.
 #[derive(Debug, Default)]
 pub(crate) struct HermesHandler {
     depth: usize,
-    key: Key,
-    id: Option<String>,
-    name: Option<String>,
-    call: Option<(usize, String)>,
-    args: ArgsCapture,
+    key: CallKey,
+    object: CallObject,
     verdict: Option<Verdict>,
-}
-
-impl HermesHandler {
-    fn try_start(&mut self, sink: &mut CallSink<'_>) {
-        if self.call.is_none()
-            && let Some(name) = &self.name
-            && sink.is_tool(name)
-        {
-            self.call = Some(sink.start(self.id.as_deref(), name, WireFormat::Hermes));
-        }
-        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
-    }
 }
 
 impl EnvelopeHandler for HermesHandler {
@@ -85,30 +57,26 @@ impl EnvelopeHandler for HermesHandler {
             JsonEvent::ObjectEnd(_) | JsonEvent::ArrayEnd(_) => self.depth -= 1,
             JsonEvent::Key(k) if self.depth == 1 => {
                 self.key = match k {
-                    "name" => Key::Name,
-                    "id" => Key::Id,
-                    "arguments" | "parameters" => Key::Args,
-                    _ => Key::Other,
+                    "name" => CallKey::Name,
+                    "id" => CallKey::Id,
+                    "arguments" | "parameters" => CallKey::Args,
+                    _ => CallKey::Other,
                 };
-                if self.key == Key::Args {
+                if self.key == CallKey::Args {
                     return Directive::Raw;
                 }
             }
             JsonEvent::Str(s) if self.depth == 1 => match self.key {
                 // A started call keeps the name it started with.
-                Key::Name if self.call.is_none() => {
-                    self.name = Some(s.to_owned());
-                    self.try_start(sink);
+                CallKey::Name if self.object.call.is_none() => {
+                    self.object.name = Some(s.to_owned());
+                    self.object.try_start(sink, WireFormat::Hermes, true);
                 }
-                Key::Id => self.id = Some(s.to_owned()),
+                CallKey::Id => self.object.id = Some(s.to_owned()),
                 _ => {}
             },
-            JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at, sink),
-            JsonEvent::RawEnd { at, string } => self.args.end_at(base + at, string),
-            JsonEvent::RawChunk(c) => {
-                self.args.push(c, self.call.as_ref().map(|c| c.0), sink);
-            }
-            _ => {}
+            JsonEvent::RawChunk(c) => self.object.push_args(c, sink),
+            ev => self.object.raw(ev, base, sink),
         }
         Directive::Continue
     }
@@ -118,25 +86,13 @@ impl EnvelopeHandler for HermesHandler {
     }
 
     fn started(&self) -> bool {
-        self.call.is_some()
+        self.object.call.is_some()
     }
 
     fn finish(&mut self, base: usize, end: usize, sink: &mut CallSink<'_>) -> Result<(), Verdict> {
         // The handler is done: its name and id move into the call.
-        self.try_start(sink);
-        let Some(name) = self.name.take() else {
-            return Err(Verdict::Invalid("the call has no name".to_owned()));
-        };
-        let Some((index, id)) = self.call.take() else {
-            sink.unknown(base, end, &name, WireFormat::Hermes);
-            return Ok(());
-        };
-        let arguments = self.args.finish(index, sink)?;
-        sink.end(
-            index,
-            finished_call(id, name, arguments, WireFormat::Hermes),
-            end,
-        );
-        Ok(())
+        self.object.try_start(sink, WireFormat::Hermes, true);
+        self.object
+            .end(base, end, WireFormat::Hermes, "the call has no name", sink)
     }
 }

@@ -6,30 +6,24 @@
 //! stay text.
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_list::{Body, ListParser, ListSpec, NAME_ARGUMENTS, probe_list};
-use super::super::xml_call::starts;
+use super::super::json_list::{Body, ListParser, ListSpec, probe_list};
+use super::super::scan::{leading_ws, starts};
 
 const START: &str = "<|action_start|>";
 const PLUGIN: &str = "<|plugin|>";
 
-static SPEC: ListSpec = ListSpec {
-    format: WireFormat::InternLm2,
-    keys: &NAME_ARGUMENTS,
-    body: Body::Objects { separator: None },
-    close: Some("<|action_end|>"),
-};
+static SPEC: ListSpec = ListSpec::name_arguments(
+    WireFormat::InternLm2,
+    Body::Objects { separator: None },
+    Some("<|action_end|>"),
+);
 
 /// The InternLM2 dialect.
 pub(crate) struct InternLm2;
 
 impl TextFormat for InternLm2 {
-    fn format(&self) -> WireFormat {
-        WireFormat::InternLm2
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

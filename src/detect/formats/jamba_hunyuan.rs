@@ -13,29 +13,21 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_list::{Body, ListSpec, NAME_ARGUMENTS, probe_list};
-use super::super::xml_call::starts;
+use super::super::json_list::{Body, ListSpec, probe_list};
+use super::super::scan::starts;
 use super::kept::KeptMarker;
 
 const OPEN: &str = "<tool_calls>";
 const ANSWER: &str = "<answer>";
 const ANSWER_END: &str = "</answer>";
 
-static SPEC: ListSpec = ListSpec {
-    format: WireFormat::JambaHunyuan,
-    keys: &NAME_ARGUMENTS,
-    body: Body::Array,
-    close: Some("</tool_calls>"),
-};
+static SPEC: ListSpec =
+    ListSpec::name_arguments(WireFormat::JambaHunyuan, Body::Array, Some("</tool_calls>"));
 
 /// The Jamba / Hunyuan-A13B dialect.
 pub(crate) struct JambaHunyuan;
 
 impl TextFormat for JambaHunyuan {
-    fn format(&self) -> WireFormat {
-        WireFormat::JambaHunyuan
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

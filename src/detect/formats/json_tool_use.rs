@@ -6,32 +6,22 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_call::{
-    ArgsCapture, EnvelopeHandler, FirstKey, JsonCallParser, Verdict, first_key,
-};
+use super::super::json_call::{CallObject, EnvelopeHandler, Verdict, probe_envelope};
 use super::super::json_tokenizer::{Directive, JsonEvent};
-use super::super::sink::{CallSink, finished_call};
+use super::super::sink::CallSink;
 
 /// The JSON `tool_use` dialect.
 pub(crate) struct JsonToolUse;
 
 impl TextFormat for JsonToolUse {
-    fn format(&self) -> WireFormat {
-        WireFormat::JsonToolUse
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"{"
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
-        match first_key(input) {
-            FirstKey::Key("type" | "id" | "name" | "input") => Probe::Match(Box::new(
-                JsonCallParser::new(0, None, ToolUseHandler::default()),
-            )),
-            FirstKey::NeedMore if !cx.eof => Probe::NeedMore,
-            _ => Probe::NoMatch,
-        }
+        probe_envelope::<ToolUseHandler>(input, cx, |key| {
+            matches!(key, "type" | "id" | "name" | "input")
+        })
     }
 
     fn fence_envelope(&self) -> bool {
@@ -55,27 +45,17 @@ pub(crate) struct ToolUseHandler {
     depth: usize,
     key: Key,
     tool_use: Option<bool>,
-    id: Option<String>,
-    name: Option<String>,
-    call: Option<(usize, String)>,
-    args: ArgsCapture,
+    object: CallObject,
     verdict: Option<Verdict>,
 }
 
 impl ToolUseHandler {
     fn try_start(&mut self, sink: &mut CallSink<'_>, force: bool) {
-        if self.call.is_none()
-            && self.tool_use == Some(true)
-            && let Some(name) = &self.name
-            && sink.is_tool(name)
-            && (force || self.id.is_some() || self.args.begun())
-        {
-            self.call = Some(sink.start(self.id.as_deref(), name, WireFormat::JsonToolUse));
-        }
-        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
+        let o = &self.object;
+        let ready = self.tool_use == Some(true) && (force || o.id.is_some() || o.args.begun());
+        self.object.try_start(sink, WireFormat::JsonToolUse, ready);
     }
 }
-
 impl EnvelopeHandler for ToolUseHandler {
     fn event(&mut self, ev: JsonEvent<'_>, base: usize, sink: &mut CallSink<'_>) -> Directive {
         if self.verdict.is_some() {
@@ -105,9 +85,11 @@ impl EnvelopeHandler for ToolUseHandler {
                             return Directive::Stop;
                         }
                     }
-                    Key::Id => self.id = Some(s.to_owned()),
+                    Key::Id => self.object.id = Some(s.to_owned()),
                     // A started call keeps the name it started with.
-                    Key::Name if self.call.is_none() => self.name = Some(s.to_owned()),
+                    Key::Name if self.object.call.is_none() => {
+                        self.object.name = Some(s.to_owned())
+                    }
                     _ => {}
                 }
                 self.try_start(sink, false);
@@ -118,15 +100,12 @@ impl EnvelopeHandler for ToolUseHandler {
                 self.verdict = Some(Verdict::Reject);
                 return Directive::Stop;
             }
-            JsonEvent::RawEnd { at, string } => self.args.end_at(base + at, string),
             JsonEvent::RawStart(kind, at) => {
-                self.args.start_at(kind, base + at, sink);
+                self.object.args.start_at(kind, base + at, sink);
                 self.try_start(sink, false);
             }
-            JsonEvent::RawChunk(c) => {
-                self.args.push(c, self.call.as_ref().map(|c| c.0), sink);
-            }
-            _ => {}
+            JsonEvent::RawChunk(c) => self.object.push_args(c, sink),
+            ev => self.object.raw(ev, base, sink),
         }
         Directive::Continue
     }
@@ -136,7 +115,7 @@ impl EnvelopeHandler for ToolUseHandler {
     }
 
     fn started(&self) -> bool {
-        self.call.is_some()
+        self.object.call.is_some()
     }
 
     fn finish(&mut self, base: usize, end: usize, sink: &mut CallSink<'_>) -> Result<(), Verdict> {
@@ -145,21 +124,8 @@ impl EnvelopeHandler for ToolUseHandler {
         }
         // The handler is done: its name and id move into the call.
         self.try_start(sink, true);
-        let Some(name) = self.name.take() else {
-            return Err(Verdict::Invalid(
-                "the tool_use object has no name".to_owned(),
-            ));
-        };
-        let Some((index, id)) = self.call.take() else {
-            sink.unknown(base, end, &name, WireFormat::JsonToolUse);
-            return Ok(());
-        };
-        let arguments = self.args.finish(index, sink)?;
-        sink.end(
-            index,
-            finished_call(id, name, arguments, WireFormat::JsonToolUse),
-            end,
-        );
-        Ok(())
+        let no_name = "the tool_use object has no name";
+        self.object
+            .end(base, end, WireFormat::JsonToolUse, no_name, sink)
     }
 }

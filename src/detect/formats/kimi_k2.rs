@@ -18,10 +18,6 @@ const CALL_BEGIN: &str = "<|tool_call_begin|>";
 pub(crate) struct KimiK2;
 
 impl TextFormat for KimiK2 {
-    fn format(&self) -> WireFormat {
-        WireFormat::KimiK2
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

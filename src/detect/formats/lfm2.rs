@@ -15,10 +15,6 @@ const CLOSE: &str = "<|tool_call_end|>";
 pub(crate) struct Lfm2;
 
 impl TextFormat for Lfm2 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Lfm2
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

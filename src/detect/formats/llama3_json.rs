@@ -11,28 +11,23 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_list::{Body, ListParser, ListSpec, NAME_ARGUMENTS, probe_list};
+use super::super::json_list::{Body, ListParser, ListSpec, probe_list};
 use super::super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 
 const TAG: &str = "<|python_tag|>";
 
-static SPEC: ListSpec = ListSpec {
-    format: WireFormat::Llama3Json,
-    keys: &NAME_ARGUMENTS,
-    body: Body::Objects {
+static SPEC: ListSpec = ListSpec::name_arguments(
+    WireFormat::Llama3Json,
+    Body::Objects {
         separator: Some(b';'),
     },
-    close: None,
-};
+    None,
+);
 
 /// The Llama 3.x JSON dialect.
 pub(crate) struct Llama3Json;
 
 impl TextFormat for Llama3Json {
-    fn format(&self) -> WireFormat {
-        WireFormat::Llama3Json
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<{"
     }

@@ -6,25 +6,20 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_list::{Body, ListSpec, NAME_ARGUMENTS, probe_list};
+use super::super::json_list::{Body, ListSpec, probe_list};
 
 const OPEN: &str = "<longcat_tool_call>";
 
-static SPEC: ListSpec = ListSpec {
-    format: WireFormat::LongCat,
-    keys: &NAME_ARGUMENTS,
-    body: Body::Objects { separator: None },
-    close: Some("</longcat_tool_call>"),
-};
+static SPEC: ListSpec = ListSpec::name_arguments(
+    WireFormat::LongCat,
+    Body::Objects { separator: None },
+    Some("</longcat_tool_call>"),
+);
 
 /// The LongCat dialect.
 pub(crate) struct LongCat;
 
 impl TextFormat for LongCat {
-    fn format(&self) -> WireFormat {
-        WireFormat::LongCat
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -11,7 +11,8 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec};
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::anthropic_invoke::tag_then;
 
 const OPEN: &str = "<minimax:tool_call>";
@@ -20,10 +21,6 @@ const OPEN: &str = "<minimax:tool_call>";
 pub(crate) struct MinimaxM2;
 
 impl TextFormat for MinimaxM2 {
-    fn format(&self) -> WireFormat {
-        WireFormat::MinimaxM2
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

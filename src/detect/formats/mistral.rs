@@ -17,9 +17,9 @@ use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
 use super::super::json_call::{ArgsCapture, Verdict};
 use super::super::json_list::{Body, CallKeys, ListSpec, probe_list};
 use super::super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
-use super::super::reasoning::ReasoningBlock;
+use super::super::reasoning::ReasoningParser;
+use super::super::scan::starts;
 use super::super::sink::{CallSink, finished_call};
-use super::super::xml_call::starts;
 
 const MARKER: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
@@ -46,10 +46,6 @@ static SPEC: ListSpec = ListSpec {
 pub(crate) struct Mistral;
 
 impl TextFormat for Mistral {
-    fn format(&self) -> WireFormat {
-        WireFormat::Mistral
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"["
     }
@@ -59,7 +55,7 @@ impl TextFormat for Mistral {
         if cx.at_start || cx.config.reasoning_anywhere {
             match starts(bytes, THINK.as_bytes()) {
                 Some(true) => {
-                    return Probe::Match(Box::new(ReasoningBlock::new(THINK.len(), THINK_END)));
+                    return Probe::Match(Box::new(ReasoningParser::new(THINK.len(), THINK_END)));
                 }
                 None if !cx.eof => return Probe::NeedMore,
                 _ => {}

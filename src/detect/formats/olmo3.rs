@@ -8,7 +8,8 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::py_call::{ListSpec, PyListParser, call_name_byte};
-use super::super::xml_call::{Open, match_open, starts};
+use super::super::scan::starts;
+use super::super::xml_syntax::{Open, match_open};
 
 const OPEN: &str = "<function_calls>";
 const CLOSE: &str = "</function_calls>";
@@ -17,10 +18,6 @@ const CLOSE: &str = "</function_calls>";
 pub(crate) struct Olmo3;
 
 impl TextFormat for Olmo3 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Olmo3
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

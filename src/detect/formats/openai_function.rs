@@ -8,48 +8,26 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_call::{
-    ArgsCapture, EnvelopeHandler, FirstKey, JsonCallParser, Verdict, first_key,
+    Element, EnvelopeHandler, Verdict, element_args, element_raw, probe_envelope,
 };
 use super::super::json_tokenizer::{Directive, JsonEvent};
-use super::super::sink::{CallSink, finished_call};
+use super::super::sink::CallSink;
 
 /// The OpenAI function-call dialect.
 pub(crate) struct OpenAiFunction;
 
 impl TextFormat for OpenAiFunction {
-    fn format(&self) -> WireFormat {
-        WireFormat::OpenAiFunction
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"{"
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
-        match first_key(input) {
-            FirstKey::Key("tool_calls") => Probe::Match(Box::new(JsonCallParser::new(
-                0,
-                None,
-                ToolCallsHandler::default(),
-            ))),
-            FirstKey::NeedMore if !cx.eof => Probe::NeedMore,
-            _ => Probe::NoMatch,
-        }
+        probe_envelope::<ToolCallsHandler>(input, cx, |key| key == "tool_calls")
     }
 
     fn fence_envelope(&self) -> bool {
         true
     }
-}
-
-/// One element of `tool_calls`.
-#[derive(Debug, Default)]
-struct Element {
-    start: usize,
-    id: Option<String>,
-    name: Option<String>,
-    call: Option<(usize, String)>,
-    args: ArgsCapture,
 }
 
 /// The last key read at one depth of the envelope, as far as it matters: the
@@ -85,17 +63,12 @@ pub(crate) struct ToolCallsHandler {
     verdict: Option<Verdict>,
 }
 
-impl Element {
-    fn try_start(&mut self, sink: &mut CallSink<'_>, force: bool) {
-        if self.call.is_none()
-            && let Some(name) = &self.name
-            && sink.is_tool(name)
-            && (force || self.id.is_some() || self.args.begun())
-        {
-            self.call = Some(sink.start(self.id.as_deref(), name, WireFormat::OpenAiFunction));
-        }
-        self.args.flush(self.call.as_ref().map(|c| c.0), sink);
-    }
+/// Starts an element's call once its name is a tool and its id is known, its
+/// arguments have begun, or it ended (`force`).
+fn try_start(el: &mut Element, sink: &mut CallSink<'_>, force: bool) {
+    let o = &el.object;
+    let ready = force || o.id.is_some() || o.args.begun();
+    el.object.try_start(sink, WireFormat::OpenAiFunction, ready);
 }
 
 impl ToolCallsHandler {
@@ -105,28 +78,18 @@ impl ToolCallsHandler {
         };
         let end = base + at + 1;
         // The element is done: its name and id move into the call.
-        el.try_start(sink, true);
-        let Some(name) = el.name.take() else {
-            self.verdict = Some(Verdict::Invalid(
-                "a tool_calls entry has no function name".to_owned(),
-            ));
-            return Directive::Stop;
-        };
-        match el.call.take() {
-            None => sink.unknown(el.start, end, &name, WireFormat::OpenAiFunction),
-            Some((index, id)) => match el.args.finish(index, sink) {
-                Ok(arguments) => sink.end(
-                    index,
-                    finished_call(id, name, arguments, WireFormat::OpenAiFunction),
-                    end,
-                ),
-                Err(v) => {
-                    self.verdict = Some(v);
-                    return Directive::Stop;
-                }
-            },
+        try_start(&mut el, sink, true);
+        let no_name = "a tool_calls entry has no function name";
+        match el
+            .object
+            .end(el.start, end, WireFormat::OpenAiFunction, no_name, sink)
+        {
+            Ok(()) => Directive::Continue,
+            Err(v) => {
+                self.verdict = Some(v);
+                Directive::Stop
+            }
         }
-        Directive::Continue
     }
 }
 
@@ -195,37 +158,28 @@ impl EnvelopeHandler for ToolCallsHandler {
                     return Directive::Continue;
                 };
                 match self.depth {
-                    3 if self.key3 == Key::Id => el.id = Some(s.to_owned()),
+                    3 if self.key3 == Key::Id => el.object.id = Some(s.to_owned()),
                     // A started call keeps the name it started with.
                     4 if self.key3 == Key::Function
                         && self.key4 == Key::Name
-                        && el.call.is_none() =>
+                        && el.object.call.is_none() =>
                     {
-                        el.name = Some(s.to_owned())
+                        el.object.name = Some(s.to_owned())
                     }
                     _ => return Directive::Continue,
                 }
-                el.try_start(sink, false);
-                self.any_started |= el.call.is_some();
-            }
-            JsonEvent::RawEnd { at, string } => {
-                if let Some(el) = self.element.as_mut() {
-                    el.args.end_at(base + at, string);
-                }
+                try_start(el, sink, false);
+                self.any_started |= el.object.call.is_some();
             }
             JsonEvent::RawStart(kind, at) => {
                 if let Some(el) = self.element.as_mut() {
-                    el.args.start_at(kind, base + at, sink);
-                    el.try_start(sink, false);
-                    self.any_started |= el.call.is_some();
+                    el.object.args.start_at(kind, base + at, sink);
+                    try_start(el, sink, false);
+                    self.any_started |= el.object.call.is_some();
                 }
             }
-            JsonEvent::RawChunk(c) => {
-                if let Some(el) = self.element.as_mut() {
-                    el.args.push(c, el.call.as_ref().map(|c| c.0), sink);
-                }
-            }
-            _ => {}
+            JsonEvent::RawChunk(c) => element_args(&mut self.element, c, sink),
+            ev => element_raw(&mut self.element, ev, base, sink),
         }
         Directive::Continue
     }

@@ -9,25 +9,16 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::json_list::{Body, ListSpec, NAME_ARGUMENTS, probe_list};
+use super::super::json_list::{Body, ListSpec, probe_list};
 
 const MARKER: &str = "functools";
 
-static SPEC: ListSpec = ListSpec {
-    format: WireFormat::Phi4Mini,
-    keys: &NAME_ARGUMENTS,
-    body: Body::Array,
-    close: None,
-};
+static SPEC: ListSpec = ListSpec::name_arguments(WireFormat::Phi4Mini, Body::Array, None);
 
 /// The Phi-4-mini dialect.
 pub(crate) struct Phi4Mini;
 
 impl TextFormat for Phi4Mini {
-    fn format(&self) -> WireFormat {
-        WireFormat::Phi4Mini
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"f"
     }

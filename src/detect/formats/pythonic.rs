@@ -10,7 +10,7 @@ use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::py_call::{ListSpec, PyListParser, call_name_byte};
-use super::super::xml_call::{Open, match_open};
+use super::super::xml_syntax::{Open, match_open};
 use super::anthropic_invoke::tag_then;
 
 const OPEN: &str = "<|python_start|>";
@@ -20,10 +20,6 @@ const CLOSE: &str = "<|python_end|>";
 pub(crate) struct Pythonic;
 
 impl TextFormat for Pythonic {
-    fn format(&self) -> WireFormat {
-        WireFormat::Pythonic
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"[<"
     }

@@ -3,7 +3,8 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec};
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::anthropic_invoke::tag_then;
 
 const OPEN: &str = "<tool_call>";
@@ -12,10 +13,6 @@ const OPEN: &str = "<tool_call>";
 pub(crate) struct Qwen3Coder;
 
 impl TextFormat for Qwen3Coder {
-    fn format(&self) -> WireFormat {
-        WireFormat::Qwen3Coder
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

@@ -5,7 +5,8 @@
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{EntrySyntax, ParamSyntax, XmlCallParser, XmlSpec};
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::anthropic_invoke::tag_then;
 
 const OPEN: &str = "<｜tool_calls_begin｜>";
@@ -14,10 +15,6 @@ const OPEN: &str = "<｜tool_calls_begin｜>";
 pub(crate) struct Step3;
 
 impl TextFormat for Step3 {
-    fn format(&self) -> WireFormat {
-        WireFormat::Step3
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

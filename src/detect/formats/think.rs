@@ -9,11 +9,9 @@
 //! [`DetectConfig::reasoning_anywhere`]: crate::detect::DetectConfig::reasoning_anywhere
 //! [`DetectConfig::start_in_reasoning`]: crate::detect::DetectConfig::start_in_reasoning
 
-use crate::core::WireFormat;
-
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::reasoning::ReasoningBlock;
-use super::super::xml_call::starts;
+use super::super::reasoning::ReasoningParser;
+use super::super::scan::starts;
 
 const OPEN: &str = "<think>";
 /// The closing tag.
@@ -23,10 +21,6 @@ pub(crate) const CLOSE: &str = "</think>";
 pub(crate) struct Think;
 
 impl TextFormat for Think {
-    fn format(&self) -> WireFormat {
-        WireFormat::Think
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }
@@ -36,7 +30,7 @@ impl TextFormat for Think {
             return Probe::NoMatch;
         }
         match starts(input.as_bytes(), OPEN.as_bytes()) {
-            Some(true) => Probe::Match(Box::new(ReasoningBlock::new(OPEN.len(), CLOSE))),
+            Some(true) => Probe::Match(Box::new(ReasoningParser::new(OPEN.len(), CLOSE))),
             Some(false) => Probe::NoMatch,
             None => cx.need_more(),
         }

@@ -5,21 +5,16 @@
 //! a tool tag mentioned in a sentence, stay text.
 
 use crate::core::WireFormat;
-use crate::detect::scan::leading_ws;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::xml_call::{
-    EntrySyntax, Open, ParamSyntax, XmlCallParser, XmlSpec, ident_byte, match_open,
-};
+use super::super::scan::leading_ws;
+use super::super::xml_call::XmlCallParser;
+use super::super::xml_syntax::{EntrySyntax, Open, ParamSyntax, XmlSpec, ident_byte, match_open};
 
 /// The Cline-style dialect.
 pub(crate) struct XmlTag;
 
 impl TextFormat for XmlTag {
-    fn format(&self) -> WireFormat {
-        WireFormat::Xml
-    }
-
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
     }

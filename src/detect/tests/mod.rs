@@ -8,6 +8,7 @@ mod formats;
 mod props;
 mod reasoning;
 mod regress;
+mod table;
 
 use std::sync::Arc;
 

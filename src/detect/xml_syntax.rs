@@ -1,0 +1,284 @@
+//! The syntax of the XML-style dialects ([`XmlSpec`]): how a block, an entry
+//! (one call) and a parameter open and close, matched over possibly
+//! incomplete input, and how a finished value is typed by its schema.
+
+use serde_json::Value;
+
+use crate::core::{ParamType, WireFormat};
+
+use super::config::MAX_TAG_GAP;
+use super::scan::starts;
+
+/// How an entry (one call) opens.
+#[derive(Debug, Clone)]
+pub(crate) enum EntrySyntax {
+    /// The probe already read the open tag `<NAME>` (Cline style); one entry.
+    Named {
+        /// The tool name.
+        name: String,
+    },
+    /// `<function=NAME>` (Qwen3-Coder).
+    FunctionEq,
+    /// `<invoke name="NAME">` (Anthropic legacy).
+    InvokeName,
+    /// `<｜DSML｜invoke name="NAME">` … `</｜DSML｜invoke>` (DeepSeek V3.2/V4).
+    DsmlInvoke,
+    /// `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">` …
+    /// `</steptml:invoke><｜tool_call_end｜>` (Step-3): the call's own tokens
+    /// belong to the entry, so an unknown call's text is its whole element.
+    StepInvoke,
+    /// The probe already read the block opener and the tool name (GLM
+    /// `<tool_call>NAME`); one entry, ended by `close`.
+    Headed {
+        /// The tool name.
+        name: String,
+        /// The tag that ends the entry (and the block).
+        close: &'static str,
+    },
+}
+
+/// How a parameter opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParamSyntax {
+    /// `<P>value</P>`.
+    TagPerParam,
+    /// `<parameter=P>value</parameter>`.
+    ParameterEq,
+    /// `<parameter name="P">value</parameter>`.
+    ParameterName,
+    /// `<｜DSML｜parameter name="P" string="true|false">value</｜DSML｜parameter>`:
+    /// the flag types the value (`true`: the raw text is the string; `false`:
+    /// the text is JSON); the schema only when the flag is absent.
+    DsmlParameter,
+    /// `<steptml:parameter name="P">value</steptml:parameter>` (Step-3).
+    StepParameter,
+    /// `<arg_key>P</arg_key>` whitespace `<arg_value>value</arg_value>` (GLM).
+    ArgKey,
+}
+
+/// The syntax of one XML dialect.
+#[derive(Debug, Clone)]
+pub(crate) struct XmlSpec {
+    pub(crate) format: WireFormat,
+    /// Bytes of the opening marker the probe confirmed (consumed first).
+    pub(crate) open_len: usize,
+    /// The block's closing tag, if it has a wrapper.
+    pub(crate) block_close: Option<&'static str>,
+    pub(crate) entry: EntrySyntax,
+    pub(crate) param: ParamSyntax,
+}
+
+impl XmlSpec {
+    pub(super) fn entry_close(&self, name: &str) -> String {
+        match self.entry {
+            EntrySyntax::Named { .. } => format!("</{name}>"),
+            EntrySyntax::FunctionEq => "</function>".to_owned(),
+            EntrySyntax::InvokeName => "</invoke>".to_owned(),
+            EntrySyntax::DsmlInvoke => DSML_INVOKE_CLOSE.to_owned(),
+            EntrySyntax::StepInvoke => STEP_INVOKE_CLOSE.to_owned(),
+            EntrySyntax::Headed { close, .. } => (*close).to_owned(),
+        }
+    }
+
+    pub(super) fn single(&self) -> bool {
+        matches!(
+            self.entry,
+            EntrySyntax::Named { .. } | EntrySyntax::Headed { .. }
+        )
+    }
+}
+
+/// A prefix match over possibly incomplete input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Open {
+    /// Matched: the name and the bytes of the whole tag.
+    Match(String, usize),
+    /// Input ended inside a possible match.
+    NeedMore,
+    /// Not this tag.
+    NoMatch,
+}
+
+/// Matches `prefix NAME suffix` where NAME is up to `max` bytes accepted by `ok`.
+pub(crate) fn match_open(
+    input: &str,
+    prefix: &str,
+    suffix: &str,
+    ok: fn(u8) -> bool,
+    max: usize,
+) -> Open {
+    let bytes = input.as_bytes();
+    match starts(bytes, prefix.as_bytes()) {
+        Some(false) => return Open::NoMatch,
+        None => return Open::NeedMore,
+        Some(true) => {}
+    }
+    let rest = &bytes[prefix.len()..];
+    let n = rest.iter().take(max + 1).take_while(|&&b| ok(b)).count();
+    if n > max {
+        return Open::NoMatch;
+    }
+    if n == rest.len() {
+        return Open::NeedMore;
+    }
+    if n == 0 {
+        return Open::NoMatch;
+    }
+    match starts(&rest[n..], suffix.as_bytes()) {
+        Some(true) => Open::Match(
+            input[prefix.len()..prefix.len() + n].to_owned(),
+            prefix.len() + n + suffix.len(),
+        ),
+        None => Open::NeedMore,
+        Some(false) => Open::NoMatch,
+    }
+}
+
+/// A tag-name byte of Cline-style tags.
+pub(crate) fn ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')
+}
+
+pub(super) fn name_byte(b: u8) -> bool {
+    !matches!(b, b'>' | b'<' | b'\n' | b'"')
+}
+
+pub(super) fn param_open(syntax: ParamSyntax, input: &str) -> Open {
+    match syntax {
+        ParamSyntax::TagPerParam => match input.as_bytes().get(1) {
+            Some(b'/') => Open::NoMatch,
+            _ => match_open(input, "<", ">", ident_byte, 128),
+        },
+        ParamSyntax::ParameterEq => match_open(input, "<parameter=", ">", name_byte, 256),
+        ParamSyntax::ParameterName => {
+            match_open(input, "<parameter name=\"", "\">", name_byte, 256)
+        }
+        ParamSyntax::DsmlParameter => dsml_param_open(input),
+        ParamSyntax::StepParameter => {
+            match_open(input, "<steptml:parameter name=\"", "\">", name_byte, 256)
+        }
+        ParamSyntax::ArgKey => arg_key_open(input),
+    }
+}
+
+/// The end of a DeepSeek DSML invoke.
+const DSML_INVOKE_CLOSE: &str = "</｜DSML｜invoke>";
+/// The end of a Step-3 call: the invoke, then the call's end token.
+const STEP_INVOKE_CLOSE: &str = "</steptml:invoke><｜tool_call_end｜>";
+/// The `string` attribute of a DSML parameter, with its two values.
+const DSML_FLAG: &str = "string=\"";
+
+/// `<｜DSML｜parameter name="P">`, optionally with ` string="true"` or
+/// ` string="false"` before the `>`.
+pub(super) fn dsml_param_open(input: &str) -> Open {
+    let (name, len) = match match_open(input, "<｜DSML｜parameter name=\"", "\"", name_byte, 256)
+    {
+        Open::Match(name, len) => (name, len),
+        other => return other,
+    };
+    let bytes = input.as_bytes();
+    let mut i = len;
+    let ws = |i: usize| {
+        i + bytes[i..]
+            .iter()
+            .take(MAX_TAG_GAP + 1)
+            .take_while(|b| b.is_ascii_whitespace())
+            .count()
+    };
+    i = ws(i);
+    if i < bytes.len() && bytes[i] != b'>' {
+        match starts(&bytes[i..], DSML_FLAG.as_bytes()) {
+            Some(true) => i += DSML_FLAG.len(),
+            None => return Open::NeedMore,
+            Some(false) => return Open::NoMatch,
+        }
+        let value = bytes[i..]
+            .iter()
+            .take_while(|&&b| b.is_ascii_alphabetic())
+            .count();
+        match bytes.get(i + value) {
+            None => return Open::NeedMore,
+            Some(b'"') if matches!(&bytes[i..i + value], b"true" | b"false") => i += value + 1,
+            Some(_) => return Open::NoMatch,
+        }
+        i = ws(i);
+    }
+    match bytes.get(i) {
+        None => Open::NeedMore,
+        Some(b'>') => Open::Match(name, i + 1),
+        Some(_) => Open::NoMatch,
+    }
+}
+
+/// The type a parameter tag itself declares (DSML's `string` flag), if any.
+pub(super) fn param_flag(syntax: ParamSyntax, tag: &str) -> Option<ParamType> {
+    if syntax != ParamSyntax::DsmlParameter {
+        return None;
+    }
+    let at = memchr::memmem::find(tag.as_bytes(), DSML_FLAG.as_bytes())?;
+    match tag.as_bytes().get(at + DSML_FLAG.len()) {
+        Some(b't') => Some(ParamType::String),
+        Some(b'f') => Some(ParamType::Any),
+        _ => None,
+    }
+}
+
+/// Matches `<arg_key>P</arg_key>`, at most [`MAX_TAG_GAP`] bytes of
+/// whitespace, then `<arg_value>`; the key is trimmed.
+pub(super) fn arg_key_open(input: &str) -> Open {
+    const VALUE: &str = "<arg_value>";
+    let (key, len) = match match_open(input, "<arg_key>", "</arg_key>", name_byte, 256) {
+        Open::Match(key, len) => (key, len),
+        other => return other,
+    };
+    let rest = &input.as_bytes()[len..];
+    let ws = rest
+        .iter()
+        .take(MAX_TAG_GAP + 1)
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    if ws > MAX_TAG_GAP {
+        return Open::NoMatch;
+    }
+    match starts(&rest[ws..], VALUE.as_bytes()) {
+        Some(true) => Open::Match(key.trim().to_owned(), len + ws + VALUE.len()),
+        None => Open::NeedMore,
+        Some(false) => Open::NoMatch,
+    }
+}
+
+pub(super) fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
+    match syntax {
+        EntrySyntax::Named { .. } => Open::NoMatch,
+        EntrySyntax::FunctionEq => match_open(input, "<function=", ">", name_byte, 256),
+        EntrySyntax::InvokeName => match_open(input, "<invoke name=\"", "\">", name_byte, 256),
+        EntrySyntax::DsmlInvoke => {
+            match_open(input, "<｜DSML｜invoke name=\"", "\">", name_byte, 256)
+        }
+        EntrySyntax::StepInvoke => match_open(
+            input,
+            "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"",
+            "\">",
+            name_byte,
+            256,
+        ),
+        EntrySyntax::Headed { .. } => Open::NoMatch,
+    }
+}
+
+/// Converts a finished value by its declared type; strings stay strings.
+pub(crate) fn typed_value(raw: &str, ty: ParamType) -> Value {
+    if ty == ParamType::String {
+        return Value::String(raw.to_owned());
+    }
+    let parsed = serde_json::from_str::<Value>(raw.trim()).ok();
+    match (ty, parsed) {
+        (ParamType::Integer, Some(v)) if v.is_i64() || v.is_u64() => v,
+        (ParamType::Number, Some(v)) if v.is_number() => v,
+        (ParamType::Boolean, Some(v)) if v.is_boolean() => v,
+        (ParamType::Array, Some(v)) if v.is_array() => v,
+        (ParamType::Object, Some(v)) if v.is_object() => v,
+        (ParamType::Any, Some(v)) => v,
+        _ => Value::String(raw.to_owned()),
+    }
+}
