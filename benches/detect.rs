@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolrouter::detect::{
+use toolrouter::{
     DetectConfig, EventBatch, EventOutput, EventRef, StreamDetector, parse_arguments,
 };
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
@@ -194,7 +194,7 @@ fn per_format(c: &mut Criterion) {
 /// one call with the expected arguments is skipped with a note.
 fn dialects(c: &mut Criterion) {
     let catalog = catalog();
-    let implemented = toolrouter::detect::text_formats();
+    let implemented = toolrouter::text_formats();
     let body = content(16 * 1024);
     let expected = expected_args(&body);
     for dialect in DIALECTS.iter().filter(|d| !FORMATS.contains(&d.name)) {

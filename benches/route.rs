@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use toolrouter::detect::DetectConfig;
+use toolrouter::DetectConfig;
 use toolrouter::providers::{Wire, find_profile};
 use toolrouter::{JsonObject, RouteSession, ToolCatalog};
 

@@ -17,12 +17,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolrouter::PromptRequest;
 use toolrouter::rmcp::model::{
     CallToolResult, ClientCapabilities, ContentBlock, CreateMessageRequestParams, GetPromptResult,
     InputRequiredResult, LoggingLevel, Prompt, PromptArgument, Resource, ResourceContents,
     ResourceTemplate, SamplingMessage, Tool,
 };
-use toolrouter::server::PromptRequest;
 use toolrouter::{
     Elicitation, HttpOptions, Hub, JsonObject, ServerOptions, ToolContext, ToolError,
 };

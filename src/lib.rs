@@ -1,39 +1,75 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
-pub mod builtins;
-pub mod chat;
-pub mod convert;
-pub mod core;
-pub mod detect;
-pub mod exec;
-pub mod gateway;
+// Every module is private: the crate root below is the public API, and each
+// public item has exactly one path. `providers` is the wire-adapter crate and
+// `rmcp` the MCP SDK whose model types are ours too.
+mod builtins;
+mod chat;
+mod convert;
+mod core;
+mod detect;
+mod exec;
+mod gateway;
 mod hub;
-pub mod registry;
-pub mod router;
-pub mod server;
+mod registry;
+mod router;
+mod server;
 
-pub use crate::core::{
-    DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ParamType, ToolCall, ToolCatalog,
-    ToolShape, WireFormat, new_call_id,
-};
-pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_builtins};
 /// The string type of event text and argument fragments (`compact_str`).
 pub use compact_str::CompactString;
-pub use convert::{ConversionNote, Declarations, Dialect, NoteKind};
-pub use detect::{DetectConfig, StreamDetector, detect_all};
-pub use exec::{ExecError, Executor, ExecutorConfig};
-pub use gateway::{Gateway, GatewayConfig, UpstreamConfig, UpstreamState, UpstreamStatus};
-pub use hub::{Hub, HubBuilder};
-pub use registry::{
-    ClientPeer, Elicitation, PromptRegistry, RegisteredTool, RegistryChange, RegistryError,
-    ResourceRegistry, ToolContext, ToolError, ToolHandler, ToolPage, ToolRegistry, ToolSource,
-    TypedToolBuilder, validate_tool_name,
-};
 pub use rmcp;
-pub use router::{RouteEvent, RouteSession, Router, TurnOutcome};
+pub use toolrouter_providers as providers;
+
+// The hub: the one entry point.
+pub use hub::{Hub, HubBuilder};
+
+// Plain data every layer shares.
+pub use crate::core::{
+    DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ParamType, ToolCall, ToolCatalog,
+    ToolShape, UnknownFormat, WireFormat, new_call_id,
+};
+
+// Tools: the registry, the handler contract, resources and prompts.
+pub use builtins::{BUILTIN_TOOL_NAMES, BuiltinsConfig, BuiltinsError, register_builtins};
+pub use registry::{
+    ClientPeer, Elicitation, FnHandler, MAX_TOOL_NAME_LEN, PromptArguments, PromptError,
+    PromptRegistry, PromptRequest, RegisteredTool, RegistryChange, RegistryError, ResourceChange,
+    ResourceError, ResourceRegistry, TOOL_NAME_RULE, ToolContext, ToolError, ToolHandler, ToolPage,
+    ToolRegistry, ToolSource, TypedToolBuilder, UriVariables, tool_from_list_entry,
+    validate_tool_name,
+};
+
+// Execution: the one path every call takes.
+pub use exec::{CallOutcome, ExecError, Executor, ExecutorConfig};
+
+// Detection of calls written in model text.
+pub use detect::{
+    CORE_TEXT_FORMATS, DEFAULT_TEXT_FORMATS, DetectConfig, EventBatch, EventIter, EventOutput,
+    EventRef, StreamDetector, detect_all, parse_arguments, text_formats,
+};
+
+// Routing a provider's stream: detect, execute, collect.
+pub use router::{CallResult, RouteEvent, RouteSession, RouteStream, Router, TurnOutcome};
+
+// Converters to and from each provider's dialect.
+pub use convert::{
+    ConversionNote, Declarations, Dialect, NoteKind, UnknownDialect, restore_optional_nulls,
+};
+
+// Conversations with a provider (request bodies and endpoints; no I/O).
+pub use chat::{ChatError, Conversation, Endpoint, ToolMode, endpoint};
+
+// The MCP server over stdio and Streamable HTTP.
 pub use server::{
-    HttpOptions, HttpServer, McpServer, ServeError, ServerOptions, serve_http, serve_io,
+    HttpOptions, HttpServer, MCP_PATH, McpServer, ServeError, ServerOptions, serve_http, serve_io,
     serve_stdio,
 };
-pub use toolrouter_providers as providers;
+
+// The gateway to tools of other MCP servers.
+pub use gateway::{
+    ConfigError, Gateway, GatewayConfig, GatewaySettings, HttpTransport, NamingConfig, PrefixMode,
+    RestartPolicy, StdioTransport, ToolListing, UpstreamConfig, UpstreamError, UpstreamIssue,
+    UpstreamState, UpstreamStatus, UpstreamTool, UpstreamTransport, public_tool_name,
+    render_tool_listing, render_upstream_status, tool_listing,
+};

@@ -34,7 +34,7 @@ use openai_protocol::common::Tool;
 use serde_json::{Value, json};
 use tool_parser::ParserFactory;
 use tool_parser::types::ToolCallItem;
-use toolrouter::detect::{DetectConfig, StreamDetector};
+use toolrouter::{DetectConfig, StreamDetector};
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
 
 #[allow(dead_code)] // shared with benches/detect.rs, which uses all of it
@@ -333,7 +333,7 @@ fn compare(c: &mut Criterion) {
     let catalog = catalog();
     let tools = tools();
     let factory = ParserFactory::new();
-    let implemented = toolrouter::detect::text_formats();
+    let implemented = toolrouter::text_formats();
     let limit = max_run();
     let filter = filter();
     // (dialect, side, delta) -> (size, seconds) of the last untimed run.

@@ -1,4 +1,4 @@
-//! Fuzz target: `toolrouter::detect::parse_arguments`, which finishes every
+//! Fuzz target: `toolrouter::parse_arguments`, which finishes every
 //! JSON call, answers exactly as `serde_json::from_str` does: the same object,
 //! or an error with the same message. The input is read as JSON text whole,
 //! and also as the body of an arguments object and of one of its strings, so
@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 fn same_as_serde(text: &str) {
-    let ours = toolrouter::detect::parse_arguments(text).map_err(|e| e.to_string());
+    let ours = toolrouter::parse_arguments(text).map_err(|e| e.to_string());
     let theirs = serde_json::from_str::<Map<String, Value>>(text).map_err(|e| e.to_string());
     assert_eq!(ours, theirs, "{text:?}");
 }

@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolrouter::detect::{DetectConfig, EventBatch, StreamDetector};
+use toolrouter::{DetectConfig, EventBatch, StreamDetector};
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog, WireFormat};
 
 fn catalog() -> Arc<ToolCatalog> {
@@ -126,7 +126,7 @@ pub fn check(format: Option<WireFormat>, data: &[u8]) {
 /// and 6 of the first byte turn on `start_in_reasoning` and `reasoning_anywhere`.
 pub fn check_dialects(data: &[u8]) {
     let Some(&seed) = data.first() else { return };
-    let mut config = DetectConfig::default().with_formats(toolrouter::detect::text_formats());
+    let mut config = DetectConfig::default().with_formats(toolrouter::text_formats());
     config.start_in_reasoning = seed & 0x20 != 0;
     config.reasoning_anywhere = seed & 0x40 != 0;
     check_config(config, data);

@@ -25,7 +25,7 @@ pub enum ToolMode {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolrouter::chat::Conversation;
+/// use toolrouter::Conversation;
 /// use toolrouter::providers::Wire;
 ///
 /// let mut chat = Conversation::new(Wire::Anthropic, "claude-sonnet-4-5")?.with_system("Be brief.");
@@ -34,7 +34,7 @@ pub enum ToolMode {
 /// assert_eq!(body["system"], "Be brief.");
 /// assert_eq!(body["messages"], json!([{"role": "user", "content": "Hello"}]));
 /// assert_eq!(body["stream"], true);
-/// # Ok::<(), toolrouter::chat::ChatError>(())
+/// # Ok::<(), toolrouter::ChatError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Conversation {

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use futures::StreamExt;
 use serde_json::json;
-use toolrouter::chat::{Conversation, ToolMode, endpoint};
 use toolrouter::providers::find_profile;
 use toolrouter::rmcp::model::Tool;
+use toolrouter::{Conversation, ToolMode, endpoint};
 use toolrouter::{Hub, RouteEvent, TurnOutcome};
 
 use super::setup::{ToolSetupArgs, with_tools};
@@ -125,7 +125,7 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
     let detect = args.detect.config(
-        toolrouter::detect::DetectConfig::default(),
+        toolrouter::DetectConfig::default(),
         &found.profile.text_formats,
     )?;
     let router = hub.router().detect_config(detect);

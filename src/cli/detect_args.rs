@@ -2,8 +2,8 @@
 //! where reasoning starts.
 
 use clap::Args;
+use toolrouter::DetectConfig;
 use toolrouter::WireFormat;
-use toolrouter::detect::DetectConfig;
 
 /// Detector options.
 #[derive(Debug, Clone, Default, Args)]
@@ -50,7 +50,7 @@ impl DetectArgs {
 /// A text dialect the detector reads, by name.
 pub(crate) fn parse_text_format(name: &str) -> Result<WireFormat, String> {
     let format: WireFormat = name.parse().map_err(|e| format!("{e}"))?;
-    if !toolrouter::detect::text_formats().contains(&format) {
+    if !toolrouter::text_formats().contains(&format) {
         return Err(format!(
             "`{format}` is not a text format the detector reads"
         ));

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::{Value, json};
 
-use toolrouter::detect::{DetectConfig, StreamDetector};
+use toolrouter::{DetectConfig, StreamDetector};
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog};
 
 /// Arguments of `toolrouter parse`.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use futures::StreamExt;
-use toolrouter::detect::DetectConfig;
+use toolrouter::DetectConfig;
 use toolrouter::providers::find_profile;
 use toolrouter::{Hub, TurnOutcome};
 

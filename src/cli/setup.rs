@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::Value;
-use toolrouter::gateway::{Gateway, GatewayConfig, UpstreamState};
-use toolrouter::registry::tool_from_list_entry;
 use toolrouter::rmcp::model::Tool;
+use toolrouter::tool_from_list_entry;
 use toolrouter::{BUILTIN_TOOL_NAMES, BuiltinsConfig, Hub, register_builtins};
+use toolrouter::{Gateway, GatewayConfig, UpstreamState};
 
 /// Where a command's tools come from.
 #[derive(Debug, Args)]

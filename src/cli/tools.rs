@@ -5,11 +5,9 @@ use std::io::Write as _;
 
 use clap::Args;
 use serde_json::{Map, Value, json};
-use toolrouter::convert::{
-    ConversionNote, Declarations, Dialect, gemini, openai_chat, openai_responses,
-};
-use toolrouter::gateway::{render_tool_listing, tool_listing};
 use toolrouter::rmcp::model::Tool;
+use toolrouter::{ConversionNote, Declarations, Dialect};
+use toolrouter::{render_tool_listing, tool_listing};
 
 use super::setup::{ToolSetupArgs, with_tools};
 
@@ -77,39 +75,35 @@ fn sections(tools: &[Tool], dialect: Dialect) -> Vec<Section> {
         declarations: dialect.declare(tools),
     };
     match dialect {
-        Dialect::OpenAiChat => vec![
-            plain("tools", "tools"),
-            Section {
-                dialect,
-                key: "strict_tools",
-                heading: "tools, strict mode",
-                declarations: openai_chat::strict_tools(tools),
-            },
-            Section {
-                dialect,
-                key: "functions",
-                heading: "legacy functions",
-                declarations: Declarations {
-                    value: openai_chat::functions(tools),
-                    notes: Vec::new(),
+        Dialect::OpenAiChat => {
+            let mut out = vec![
+                plain("tools", "tools"),
+                Section {
+                    dialect,
+                    key: "strict_tools",
+                    heading: "tools, strict mode",
+                    declarations: dialect.declare_strict(tools),
                 },
-            },
-        ],
+            ];
+            if let Some(declarations) = dialect.declare_legacy(tools) {
+                out.push(Section {
+                    dialect,
+                    key: "functions",
+                    heading: "legacy functions",
+                    declarations,
+                });
+            }
+            out
+        }
         Dialect::OpenAiResponses => vec![
             plain("tools", "tools"),
             Section {
                 dialect,
                 key: "strict_tools",
                 heading: "tools, strict mode",
-                declarations: openai_responses::strict_tools(tools),
+                declarations: dialect.declare_strict(tools),
             },
         ],
-        Dialect::Gemini => vec![Section {
-            dialect,
-            key: "tools",
-            heading: "tools",
-            declarations: gemini::tools(tools),
-        }],
         Dialect::Bedrock => vec![plain("tools", "toolConfig.tools")],
         Dialect::XmlText => vec![plain("system_prompt", "system prompt section")],
         _ => vec![plain("tools", "tools")],

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use toolrouter::ToolRegistry;
-use toolrouter::gateway::{
+use toolrouter::{
     Gateway, GatewayConfig, UpstreamState, render_tool_listing, render_upstream_status,
     tool_listing,
 };

@@ -9,7 +9,7 @@ use super::schema::{input_schema_value, tool_description};
 use crate::core::ToolCall;
 
 /// The `tools` array: `{name, description, input_schema}`, schema unchanged.
-pub fn tools(tools: &[Tool]) -> Value {
+pub(super) fn tools(tools: &[Tool]) -> Value {
     Value::Array(
         tools
             .iter()
@@ -28,7 +28,7 @@ pub fn tools(tools: &[Tool]) -> Value {
 
 /// The assistant message: a `text` block with the text before the calls (when
 /// there is any), then one `tool_use` block per call.
-pub fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
+pub(super) fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
     let mut content = Vec::with_capacity(calls.len() + 1);
     if !text.is_empty() {
         content.push(json!({"type": "text", "text": text}));
@@ -48,7 +48,7 @@ pub fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
 /// Text stays text, JPEG/PNG/GIF/WebP images become `image` blocks, embedded
 /// PDFs `document` blocks, anything else its text placeholder; `is_error: true`
 /// is set only for errors; `content` is left out when the result has none.
-pub fn tool_result_block(call: &ToolCall, result: &CallToolResult) -> Value {
+pub(super) fn tool_result_block(call: &ToolCall, result: &CallToolResult) -> Value {
     let content: Vec<Value> = parts(result, Structured::AsText)
         .iter()
         .map(block)

@@ -13,7 +13,7 @@ use crate::core::ToolCall;
 const EMPTY_RESULT: &str = "(no output)";
 
 /// The `toolConfig.tools` array: `{"toolSpec":{name, description, inputSchema:{json}}}`.
-pub fn tools(tools: &[Tool]) -> Value {
+pub(super) fn tools(tools: &[Tool]) -> Value {
     Value::Array(
         tools
             .iter()
@@ -35,7 +35,7 @@ pub fn tools(tools: &[Tool]) -> Value {
 
 /// The assistant message: a `text` block (when there is text), then one
 /// `toolUse` block per call.
-pub fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
+pub(super) fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
     let mut content = Vec::with_capacity(calls.len() + 1);
     if !text.is_empty() {
         content.push(json!({"text": text}));
@@ -53,7 +53,7 @@ pub fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
 /// are left out), text a `text` block, JPEG/PNG/GIF/WebP images `image` blocks
 /// (base64 in `source.bytes`), anything else its text placeholder. `status` is
 /// `"error"` for errors and absent otherwise.
-pub fn tool_result_block(call: &ToolCall, result: &CallToolResult) -> Value {
+pub(super) fn tool_result_block(call: &ToolCall, result: &CallToolResult) -> Value {
     let mut content: Vec<Value> = parts(result, Structured::Separate)
         .iter()
         .map(block)

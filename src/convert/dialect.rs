@@ -125,6 +125,35 @@ impl Dialect {
         }
     }
 
+    /// The tool declarations in OpenAI strict mode, for the two OpenAI dialects:
+    /// each function gets `"strict": true` and its schema rewritten (every
+    /// object closed, every property required, optional ones nullable; see
+    /// [`restore_optional_nulls`](crate::restore_optional_nulls) for the calls
+    /// that come back), and a tool strict mode cannot express keeps its plain
+    /// schema with `"strict": false` and a [`ConversionNote`](crate::ConversionNote).
+    /// Every other dialect has no strict mode: its declarations are
+    /// [`declare`](Self::declare)'s.
+    pub fn declare_strict(self, tools: &[Tool]) -> Declarations {
+        match self {
+            Dialect::OpenAiChat => openai_chat::strict_tools(tools),
+            Dialect::OpenAiResponses => openai_responses::strict_tools(tools),
+            _ => self.declare(tools),
+        }
+    }
+
+    /// The declarations in the dialect's legacy form, where it has one: OpenAI
+    /// Chat's `functions` request field (`[{name, description, parameters}]`,
+    /// before `tools`). `None` for every other dialect.
+    pub fn declare_legacy(self, tools: &[Tool]) -> Option<Declarations> {
+        match self {
+            Dialect::OpenAiChat => Some(Declarations {
+                value: openai_chat::functions(tools),
+                notes: Vec::new(),
+            }),
+            _ => None,
+        }
+    }
+
     /// The assistant's turn that carried `calls` after `text`, as the messages
     /// (or Responses input items) to replay before the results.
     pub fn assistant_turn(self, text: &str, calls: &[ToolCall]) -> Vec<Value> {

@@ -11,7 +11,7 @@ use super::schema::{input_schema_value, tool_description};
 use crate::core::ToolCall;
 
 /// The request's `tools` array: one entry `{"functionDeclarations": [...]}`.
-pub fn tools(tools: &[Tool]) -> Declarations {
+pub(super) fn tools(tools: &[Tool]) -> Declarations {
     let declarations = function_declarations(tools);
     Declarations {
         value: json!([{"functionDeclarations": declarations.value}]),
@@ -22,7 +22,7 @@ pub fn tools(tools: &[Tool]) -> Declarations {
 /// The `functionDeclarations` array: `{name, description, parameters}`, the
 /// schema reduced by [`gemini_schema`](super::gemini_schema). A tool without
 /// parameters has no `parameters` (Gemini rejects an `OBJECT` without properties).
-pub fn function_declarations(tools: &[Tool]) -> Declarations {
+pub(super) fn function_declarations(tools: &[Tool]) -> Declarations {
     let mut notes = Vec::new();
     let value = tools
         .iter()
@@ -48,7 +48,7 @@ pub fn function_declarations(tools: &[Tool]) -> Declarations {
 
 /// The `model` content that replays the turn: a `text` part (when there is
 /// text), then one `functionCall` part `{name, args}` per call.
-pub fn model_content(text: &str, calls: &[ToolCall]) -> Value {
+pub(super) fn model_content(text: &str, calls: &[ToolCall]) -> Value {
     let mut content_parts = Vec::with_capacity(calls.len() + 1);
     if !text.is_empty() {
         content_parts.push(json!({"text": text}));
@@ -64,7 +64,7 @@ pub fn model_content(text: &str, calls: &[ToolCall]) -> Value {
 /// error; otherwise `{"output": structuredContent}` when there is structured
 /// content (plus `"content"`: the text of any other blocks), else
 /// `{"output": text}`. Non-text blocks appear as text placeholders.
-pub fn function_response_part(call: &ToolCall, result: &CallToolResult) -> Value {
+pub(super) fn function_response_part(call: &ToolCall, result: &CallToolResult) -> Value {
     let response = if is_error(result) {
         json!({"error": plain_text(result)})
     } else if let Some(structured) = &result.structured_content {

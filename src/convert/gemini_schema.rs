@@ -31,7 +31,7 @@ const KEPT: &[&str] = &[
 
 /// Reduces `schema` to what Gemini accepts. The result is always a JSON object
 /// (`{}` at worst); `tool` names the notes.
-pub fn gemini_schema(tool: &str, schema: &Value) -> (Value, Vec<ConversionNote>) {
+pub(crate) fn gemini_schema(tool: &str, schema: &Value) -> (Value, Vec<ConversionNote>) {
     let empty = JsonObject::new();
     let root = schema.as_object().unwrap_or(&empty);
     let mut reducer = GeminiReducer {

@@ -6,45 +6,43 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolrouter::convert::{Dialect, anthropic};
 //! use toolrouter::rmcp::model::{CallToolResult, ContentBlock, Tool};
-//! use toolrouter::{ToolCall, WireFormat};
+//! use toolrouter::{Dialect, ToolCall, WireFormat};
 //!
 //! let tool: Tool = serde_json::from_value(json!({
 //!     "name": "read_file",
 //!     "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}
 //! }))
 //! .unwrap();
-//! let declared = anthropic::tools(std::slice::from_ref(&tool));
+//! let declared = Dialect::Anthropic.declare(std::slice::from_ref(&tool)).value;
 //! assert_eq!(declared[0]["input_schema"]["properties"]["path"]["type"], "string");
 //! let gemini = Dialect::Gemini.declare(&[tool]);
 //! assert_eq!(gemini.value[0]["functionDeclarations"][0]["parameters"]["type"], "OBJECT");
 //!
 //! let call = ToolCall::new("toolu_1", "read_file", None, WireFormat::Anthropic);
 //! let result = CallToolResult::error(vec![ContentBlock::text("no such file")]);
-//! let block = anthropic::tool_result_block(&call, &result);
-//! assert_eq!(block["is_error"], true);
+//! let messages = Dialect::Anthropic.result_messages(&[(&call, &result)]);
+//! assert_eq!(messages[0]["content"][0]["is_error"], true);
 //! ```
 
-pub mod anthropic;
-pub mod bedrock;
+mod anthropic;
+mod bedrock;
 mod content;
 mod dialect;
-pub mod gemini;
+mod gemini;
 mod gemini_schema;
-pub mod mcp;
+mod mcp;
 mod note;
-pub mod ollama;
-pub mod openai_chat;
-pub mod openai_responses;
+mod ollama;
+mod openai_chat;
+mod openai_responses;
 mod openai_strict;
 mod schema;
-pub mod xml_text;
+pub(crate) mod xml_text;
 
 #[cfg(test)]
 mod tests;
 
 pub use dialect::{Dialect, UnknownDialect};
-pub use gemini_schema::gemini_schema;
 pub use note::{ConversionNote, Declarations, NoteKind};
-pub use openai_strict::{StrictSchema, restore_optional_nulls, strict_schema};
+pub use openai_strict::restore_optional_nulls;

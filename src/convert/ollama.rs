@@ -9,14 +9,14 @@ use crate::core::ToolCall;
 
 /// The `tools` array, the same shape as OpenAI Chat's
 /// (`{"type":"function","function":{name, description, parameters}}`).
-pub fn tools(tools: &[Tool]) -> Value {
+pub(super) fn tools(tools: &[Tool]) -> Value {
     super::openai_chat::tools(tools)
 }
 
 /// The assistant message: `content` is the text before the calls (`""` when
 /// none), `tool_calls` one `{"function":{name, arguments}}` per call with the
 /// arguments as a JSON object.
-pub fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
+pub(super) fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
     let tool_calls: Vec<Value> = calls
         .iter()
         .map(|c| json!({"function": {"name": c.name, "arguments": c.arguments}}))
@@ -30,7 +30,7 @@ pub fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
 
 /// The `tool` message answering one call: `tool_name`, the result as text in
 /// `content` (errors marked `Error: `), and images' base64 data in `images`.
-pub fn tool_message(call: &ToolCall, result: &CallToolResult) -> Value {
+pub(super) fn tool_message(call: &ToolCall, result: &CallToolResult) -> Value {
     let all = parts(result, Structured::AsText);
     let images: Vec<&str> = all
         .iter()

@@ -11,7 +11,7 @@ use super::schema::{input_schema_value, tool_description};
 use crate::core::ToolCall;
 
 /// The `tools` array: `{"type":"function","function":{name, description, parameters}}`.
-pub fn tools(tools: &[Tool]) -> Value {
+pub(super) fn tools(tools: &[Tool]) -> Value {
     Value::Array(
         tools
             .iter()
@@ -21,14 +21,14 @@ pub fn tools(tools: &[Tool]) -> Value {
 }
 
 /// The legacy `functions` array: `{name, description, parameters}`.
-pub fn functions(tools: &[Tool]) -> Value {
+pub(crate) fn functions(tools: &[Tool]) -> Value {
     Value::Array(tools.iter().map(function).collect())
 }
 
 /// The `tools` array in strict mode: each function gets `"strict": true` and
 /// its schema rewritten by [`strict_schema`]; a tool
 /// strict mode cannot express keeps its plain schema and `"strict": false`.
-pub fn strict_tools(tools: &[Tool]) -> Declarations {
+pub(super) fn strict_tools(tools: &[Tool]) -> Declarations {
     strict_declarations(
         tools,
         |function| json!({"type": "function", "function": function}),
@@ -55,7 +55,7 @@ pub(crate) fn strict_declarations(tools: &[Tool], wrap: impl Fn(Value) -> Value)
 
 /// The assistant message that carries the calls: `content` is the text before
 /// them (`null` when empty), each call's `arguments` a JSON string.
-pub fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
+pub(super) fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
     let tool_calls: Vec<Value> = calls
         .iter()
         .map(|c| {
@@ -80,7 +80,7 @@ pub fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
 
 /// The `tool` message answering one call. Its `content` is the result as text
 /// (tool messages carry text only); an error result is marked `Error: `.
-pub fn tool_message(call: &ToolCall, result: &CallToolResult) -> Value {
+pub(super) fn tool_message(call: &ToolCall, result: &CallToolResult) -> Value {
     json!({
         "role": "tool",
         "tool_call_id": call.id,

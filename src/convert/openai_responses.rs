@@ -12,7 +12,7 @@ use crate::core::ToolCall;
 /// The `tools` array: `{"type":"function", name, description, parameters,
 /// "strict": false}`. `strict` is written out because the Responses API
 /// defaults it to `true`, which the unchanged schema would usually fail.
-pub fn tools(tools: &[Tool]) -> Value {
+pub(super) fn tools(tools: &[Tool]) -> Value {
     Value::Array(
         tools
             .iter()
@@ -22,14 +22,14 @@ pub fn tools(tools: &[Tool]) -> Value {
 }
 
 /// The `tools` array in strict mode (see [`openai_chat::strict_tools`](super::openai_chat::strict_tools)).
-pub fn strict_tools(tools: &[Tool]) -> Declarations {
+pub(super) fn strict_tools(tools: &[Tool]) -> Declarations {
     strict_declarations(tools, |function| flatten(function, None))
 }
 
 /// The input items that replay the assistant's turn: an assistant `message`
 /// with the text before the calls (when there is any), then one
 /// `function_call` item per call (`arguments` a JSON string).
-pub fn assistant_items(text: &str, calls: &[ToolCall]) -> Vec<Value> {
+pub(super) fn assistant_items(text: &str, calls: &[ToolCall]) -> Vec<Value> {
     let mut items = Vec::with_capacity(calls.len() + 1);
     if !text.is_empty() {
         items.push(json!({
@@ -52,7 +52,7 @@ pub fn assistant_items(text: &str, calls: &[ToolCall]) -> Vec<Value> {
 /// The `function_call_output` item answering one call. `output` is a string
 /// when the result is all text; with images or PDF files it is a list of
 /// `input_text` / `input_image` / `input_file` parts. Errors are marked `Error: `.
-pub fn function_call_output(call: &ToolCall, result: &CallToolResult) -> Value {
+pub(super) fn function_call_output(call: &ToolCall, result: &CallToolResult) -> Value {
     let parts = parts(result, Structured::AsText);
     let error = is_error(result);
     let rich = parts.iter().any(|p| rich_part(p).is_some());

@@ -62,7 +62,7 @@ const MAX_ENUM_VALUES: usize = 1000;
 
 /// The outcome of [`strict_schema`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct StrictSchema {
+pub(crate) struct StrictSchema {
     /// The strict schema, or `None` when strict mode cannot express the input
     /// schema (the notes then hold a [`NoteKind::StrictFallback`] saying why).
     pub schema: Option<JsonObject>,
@@ -71,7 +71,7 @@ pub struct StrictSchema {
 }
 
 /// Rewrites `schema` (a tool's `inputSchema`) for OpenAI strict mode.
-pub fn strict_schema(tool: &str, schema: &JsonObject) -> StrictSchema {
+pub(crate) fn strict_schema(tool: &str, schema: &JsonObject) -> StrictSchema {
     let mut walker = StrictWalker {
         root: schema,
         sink: NoteSink::new(tool),

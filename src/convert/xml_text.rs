@@ -20,7 +20,7 @@ const MAX_LISTED_NESTING: usize = 3;
 /// tool: its description, each parameter with type, required-ness, allowed
 /// values and description, and a worked example calling the first tool.
 /// An empty tool list gives an empty string.
-pub fn system_prompt(tools: &[Tool]) -> String {
+pub(crate) fn system_prompt(tools: &[Tool]) -> String {
     let Some(first) = tools.first() else {
         return String::new();
     };
@@ -62,7 +62,7 @@ pub fn system_prompt(tools: &[Tool]) -> String {
 /// `<tool_result name="NAME">` + the result as text + `</tool_result>`, with
 /// `error="true"` on errors. A literal `</tool_result` inside the text is
 /// written `&lt;/tool_result` so that it cannot close the element early.
-pub fn result_text(call: &ToolCall, result: &CallToolResult) -> String {
+pub(crate) fn result_text(call: &ToolCall, result: &CallToolResult) -> String {
     let body = plain_text(result).replace("</tool_result", "&lt;/tool_result");
     let name = quick_xml::escape::escape(call.name.as_str());
     let error = if is_error(result) {
@@ -75,7 +75,7 @@ pub fn result_text(call: &ToolCall, result: &CallToolResult) -> String {
 
 /// The assistant's turn as text: the text before the calls, then each call in
 /// the XML tag format (string values raw, other values as JSON).
-pub fn assistant_text(text: &str, calls: &[ToolCall]) -> String {
+pub(crate) fn assistant_text(text: &str, calls: &[ToolCall]) -> String {
     let mut out = String::from(text);
     for call in calls {
         if !out.is_empty() && !out.ends_with('\n') {

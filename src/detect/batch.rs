@@ -81,7 +81,7 @@ fn push_owned(events: &mut Vec<DetectEvent>, make: impl FnOnce() -> DetectEvent)
 ///
 /// ```
 /// use std::sync::Arc;
-/// use toolrouter::detect::{DetectConfig, EventBatch, EventRef, StreamDetector};
+/// use toolrouter::{DetectConfig, EventBatch, EventRef, StreamDetector};
 /// use toolrouter::{JsonObject, ToolCatalog};
 ///
 /// let schema: JsonObject = serde_json::from_str(r#"{"type":"object","properties":{"path":{"type":"string"}}}"#).unwrap();
@@ -216,8 +216,8 @@ impl EventBatch {
 
     /// The events, in order.
     #[inline]
-    pub fn iter(&self) -> Iter<'_> {
-        Iter {
+    pub fn iter(&self) -> EventIter<'_> {
+        EventIter {
             batch: self,
             items: self.items.iter(),
         }
@@ -458,22 +458,22 @@ impl EventBatch {
 
 impl<'a> IntoIterator for &'a EventBatch {
     type Item = EventRef<'a>;
-    type IntoIter = Iter<'a>;
+    type IntoIter = EventIter<'a>;
 
     #[inline]
-    fn into_iter(self) -> Iter<'a> {
+    fn into_iter(self) -> EventIter<'a> {
         self.iter()
     }
 }
 
 /// The events of an [`EventBatch`], in order.
 #[derive(Debug, Clone)]
-pub struct Iter<'a> {
+pub struct EventIter<'a> {
     batch: &'a EventBatch,
     items: std::slice::Iter<'a, Item>,
 }
 
-impl<'a> Iterator for Iter<'a> {
+impl<'a> Iterator for EventIter<'a> {
     type Item = EventRef<'a>;
 
     #[inline]
@@ -487,11 +487,11 @@ impl<'a> Iterator for Iter<'a> {
     }
 }
 
-impl DoubleEndedIterator for Iter<'_> {
+impl DoubleEndedIterator for EventIter<'_> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         self.items.next_back().map(|item| self.batch.view(item))
     }
 }
 
-impl ExactSizeIterator for Iter<'_> {}
+impl ExactSizeIterator for EventIter<'_> {}

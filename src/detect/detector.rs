@@ -65,7 +65,7 @@ enum Mode {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use toolrouter::detect::{DetectConfig, StreamDetector};
+/// use toolrouter::{DetectConfig, StreamDetector};
 /// use toolrouter::{DetectEvent, JsonObject, ToolCatalog};
 ///
 /// let schema: JsonObject = serde_json::from_str(r#"{"type":"object","properties":{"path":{"type":"string"}}}"#).unwrap();

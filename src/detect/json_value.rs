@@ -32,9 +32,9 @@ const MAX_DEPTH: usize = 100;
 /// fragments itself can use it too.
 ///
 /// ```
-/// let args = toolrouter::detect::parse_arguments(r#"{"path":"a\nb"}"#).unwrap();
+/// let args = toolrouter::parse_arguments(r#"{"path":"a\nb"}"#).unwrap();
 /// assert_eq!(args["path"], "a\nb");
-/// assert!(toolrouter::detect::parse_arguments("[1]").is_err());
+/// assert!(toolrouter::parse_arguments("[1]").is_err());
 /// ```
 pub fn parse_arguments(text: &str) -> Result<JsonObject, serde_json::Error> {
     match Parser::new(text).whole_object() {

@@ -31,7 +31,7 @@ mod xml_syntax;
 #[allow(clippy::unwrap_used)]
 mod tests;
 
-pub use batch::{EventBatch, Iter};
+pub use batch::{EventBatch, EventIter};
 pub use config::{CORE_TEXT_FORMATS, DEFAULT_TEXT_FORMATS, DetectConfig};
 pub use detector::{StreamDetector, detect_all};
 pub use event_ref::EventRef;

@@ -25,4 +25,3 @@ pub use resources::{ResourceChange, ResourceError, ResourceRegistry, UriVariable
 pub use store::{RegistryChange, ToolPage, ToolRegistry};
 pub use tool::{RegisteredTool, ToolSource, tool_from_list_entry};
 pub use typed::TypedToolBuilder;
-pub use validate::{ArgumentValidator, closest_names};

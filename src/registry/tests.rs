@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::core::JsonObject;
+use crate::registry::validate::ArgumentValidator;
 
 fn obj(v: serde_json::Value) -> JsonObject {
     match v {

@@ -23,7 +23,7 @@ use crate::core::JsonObject;
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
-/// use toolrouter::{ToolRegistry, registry::TypedToolBuilder};
+/// use toolrouter::{ToolRegistry, TypedToolBuilder};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Add { a: i64, b: i64 }
@@ -31,7 +31,7 @@ use crate::core::JsonObject;
 /// let registry = ToolRegistry::new();
 /// TypedToolBuilder::new("add", "Adds two integers")
 ///     .register(&registry, |args: Add, _ctx| async move {
-///         Ok::<_, toolrouter::registry::ToolError>(args.a + args.b)
+///         Ok::<_, toolrouter::ToolError>(args.a + args.b)
 ///     })
 ///     .unwrap();
 /// assert!(registry.contains("add"));

@@ -68,7 +68,7 @@ impl ArgumentValidator {
 }
 
 /// Up to three registered names closest to `wanted`, best first, for "did you mean".
-pub fn closest_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
+pub(crate) fn closest_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
     let wanted_lower = wanted.to_ascii_lowercase();
     let mut scored: Vec<(usize, &str)> = names
         .filter_map(|name| {

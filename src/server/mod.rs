@@ -12,10 +12,6 @@ mod peer;
 mod state;
 mod stdio;
 
-pub use crate::registry::{
-    PromptArguments, PromptError, PromptRegistry, PromptRequest, ResourceChange, ResourceError,
-    ResourceRegistry, UriVariables,
-};
 pub use error::ServeError;
 pub use handler::{McpServer, ServerOptions};
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolrouter::detect::DetectConfig;
+use toolrouter::DetectConfig;
 use toolrouter::providers::find_profile;
 use toolrouter::{RouteSession, ToolCatalog, TurnOutcome};
 

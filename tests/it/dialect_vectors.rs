@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use toolrouter::detect::{DetectConfig, StreamDetector};
-use toolrouter::registry::tool_from_list_entry;
+use toolrouter::tool_from_list_entry;
+use toolrouter::{DetectConfig, StreamDetector};
 use toolrouter::{DetectEvent, ToolCatalog, ToolRegistry, WireFormat};
 
 use crate::support::repo_root;
@@ -305,7 +305,7 @@ fn detect_case(file: &str, case: &Map<String, Value>) -> Vec<String> {
 fn dialect_vectors_detect_as_written_under_every_split() {
     let only = std::env::var("DIALECT").ok();
     let dir = repo_root().join("tests/data/dialects");
-    let implemented = toolrouter::detect::text_formats();
+    let implemented = toolrouter::text_formats();
     let mut failures = Vec::new();
     let mut checked = 0;
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -343,7 +343,7 @@ fn dialect_vectors_detect_as_written_under_every_split() {
 
 #[test]
 fn every_provider_profile_names_dialects_the_detector_reads() {
-    let readable = toolrouter::detect::text_formats();
+    let readable = toolrouter::text_formats();
     let mut named = 0;
     for profile in toolrouter::providers::profiles() {
         for name in &profile.text_formats {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolrouter::detect::DetectConfig;
+use toolrouter::DetectConfig;
 use toolrouter::providers::{
     ArgumentsRule, PartialCall, StopReason, TurnCollector, TurnSummary, Wire, find_profile,
 };

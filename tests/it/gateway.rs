@@ -16,12 +16,12 @@ use rmcp::model::{
     ElicitRequestParams, ElicitResult, LoggingLevel,
 };
 use serde_json::{Value, json};
-use toolrouter::gateway::{
-    GatewayConfig, HttpTransport, StdioTransport, UpstreamConfig, UpstreamIssue, UpstreamState,
-    UpstreamStatus, UpstreamTransport,
-};
 use toolrouter::{
     ClientPeer, Gateway, JsonObject, ToolContext, ToolError, ToolRegistry, ToolSource,
+};
+use toolrouter::{
+    GatewayConfig, HttpTransport, StdioTransport, UpstreamConfig, UpstreamIssue, UpstreamState,
+    UpstreamStatus, UpstreamTransport,
 };
 
 use crate::support::text_of;

@@ -17,8 +17,8 @@ use rmcp::service::{NotificationContext, PeerRequestOptions};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::json;
-use toolrouter::gateway::{StdioTransport, UpstreamConfig, UpstreamState, UpstreamTransport};
 use toolrouter::{Gateway, HttpOptions, Hub, ServerOptions, ToolCall, WireFormat, serve_http};
+use toolrouter::{StdioTransport, UpstreamConfig, UpstreamState, UpstreamTransport};
 
 use crate::gateway::{EVERYTHING, HANG_GUARD, args, config, fixture, wait_for, wait_for_text};
 use crate::support::ext;

@@ -9,10 +9,10 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use toolrouter::registry::{ToolError, TypedToolBuilder, tool_from_list_entry};
 use toolrouter::{
     Hub, JsonObject, RegistryChange, ToolContext, ToolHandler, ToolRegistry, ToolSource,
 };
+use toolrouter::{ToolError, TypedToolBuilder, tool_from_list_entry};
 
 fn schema(v: serde_json::Value) -> Arc<JsonObject> {
     Arc::new(v.as_object().cloned().expect("object schema"))

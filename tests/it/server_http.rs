@@ -85,12 +85,10 @@ async fn a_timed_out_call_is_an_error_result_and_the_server_keeps_serving() {
     let hub = Hub::new();
     let slow = toolrouter::RegisteredTool::new(
         tool("slow"),
-        Some(Arc::new(toolrouter::registry::FnHandler::new(
-            |_, _| async {
-                tokio::time::sleep(Duration::from_secs(3600)).await;
-                Ok(CallToolResult::success(vec![]))
-            },
-        ))),
+        Some(Arc::new(toolrouter::FnHandler::new(|_, _| async {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Ok(CallToolResult::success(vec![]))
+        }))),
     )
     .unwrap()
     .with_timeout(Duration::from_millis(200));

@@ -4,9 +4,7 @@ use rmcp::model::{ClientJsonRpcMessage, NumberOrString};
 use serde_json::json;
 
 use super::*;
-use crate::convert::{
-    Dialect, anthropic, bedrock, gemini, mcp, ollama, openai_chat, openai_responses,
-};
+use crate::convert::{Dialect, anthropic, bedrock, gemini, ollama, openai_chat, openai_responses};
 
 fn calls() -> Vec<ToolCall> {
     vec![read_call(), call("call_2", "get_time", json!({}))]
@@ -113,13 +111,13 @@ fn xml_text_writes_calls_as_tags() {
 #[test]
 fn mcp_request_carries_name_and_arguments() {
     let c = read_call();
-    let params = mcp::call_params(&c);
+    let params = c.to_mcp_params();
     assert_eq!(params.name, "read_file");
     check(
         &Value::Object(params.arguments.unwrap()),
         json!({"path": "a.txt"}),
     );
-    let request = mcp::call_request(&c, NumberOrString::Number(7));
+    let request = c.to_mcp_request(NumberOrString::Number(7));
     check(
         &request,
         json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",

@@ -3,7 +3,8 @@
 use serde_json::json;
 
 use super::*;
-use crate::convert::{NoteKind, gemini, gemini_schema};
+use crate::convert::gemini_schema::gemini_schema;
+use crate::convert::{NoteKind, gemini};
 
 #[test]
 fn declarations_reduce_every_schema() {

@@ -5,7 +5,9 @@ use proptest::prelude::*;
 use serde_json::{Map, json};
 
 use super::*;
-use crate::convert::{Dialect, gemini_schema, restore_optional_nulls, strict_schema};
+use crate::convert::gemini_schema::gemini_schema;
+use crate::convert::openai_strict::strict_schema;
+use crate::convert::{Dialect, restore_optional_nulls};
 
 const KEYS: &[&str] = &[
     "type",

@@ -4,7 +4,9 @@
 use serde_json::json;
 
 use super::*;
-use crate::convert::{Dialect, gemini_schema, strict_schema};
+use crate::convert::Dialect;
+use crate::convert::gemini_schema::gemini_schema;
+use crate::convert::openai_strict::strict_schema;
 
 /// Levels of nested objects: each is two JSON nesting levels, so 100 is past
 /// the 128 levels serde_json parses from text (no real schema is deeper), and

@@ -4,9 +4,8 @@
 use serde_json::json;
 
 use super::*;
-use crate::convert::{
-    NoteKind, openai_chat, openai_responses, restore_optional_nulls, strict_schema,
-};
+use crate::convert::openai_strict::strict_schema;
+use crate::convert::{NoteKind, openai_chat, openai_responses, restore_optional_nulls};
 
 fn notes_of(notes: &[crate::convert::ConversionNote]) -> Vec<(NoteKind, &str)> {
     notes.iter().map(|n| (n.kind, n.path.as_str())).collect()
