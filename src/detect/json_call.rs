@@ -189,7 +189,7 @@ impl CallObject {
 
     /// The arguments' raw events (`RawStart`, `RawEnd` at region offsets from
     /// `base`, `RawChunk`); other events are ignored.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn raw(&mut self, ev: JsonEvent<'_>, base: usize, sink: &mut CallSink<'_>) {
         match ev {
             JsonEvent::RawStart(kind, at) => self.args.start_at(kind, base + at, sink),
@@ -201,7 +201,7 @@ impl CallObject {
 
     /// A piece of the arguments (a `RawChunk`: the per-delta path, which
     /// handlers match first so that it takes one dispatch).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push_args(&mut self, chunk: &str, sink: &mut CallSink<'_>) {
         self.args.push(chunk, self.call.as_ref().map(|c| c.0), sink);
     }
