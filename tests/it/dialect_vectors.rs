@@ -119,7 +119,7 @@ fn the_checker_catches_a_text_that_is_not_from_the_input() {
 }
 
 /// The dialect a vector file exercises (`mistral_pre_v11.json` -> `mistral`).
-fn file_format(file: &str) -> WireFormat {
+pub(crate) fn file_format(file: &str) -> WireFormat {
     let stem = file.trim_end_matches(".json");
     let stem = match stem {
         "mistral_pre_v11" | "mistral_v11" => "mistral",
@@ -131,14 +131,14 @@ fn file_format(file: &str) -> WireFormat {
 
 /// What a detector made of one run.
 #[derive(Debug, Clone, PartialEq)]
-struct Run {
-    text: String,
-    reasoning: String,
+pub(crate) struct Run {
+    pub(crate) text: String,
+    pub(crate) reasoning: String,
     /// (name, arguments, id)
-    calls: Vec<(String, Value, String)>,
+    pub(crate) calls: Vec<(String, Value, String)>,
 }
 
-fn run(
+pub(crate) fn run(
     catalog: &Arc<ToolCatalog>,
     config: &DetectConfig,
     pieces: &[&str],
@@ -191,7 +191,7 @@ fn run(
 
 /// Every way the vectors are cut: whole, one character per delta, every cut
 /// into two pieces, and a few pseudo-random multi-cuts.
-fn splits(input: &str) -> Vec<Vec<&str>> {
+pub(crate) fn splits(input: &str) -> Vec<Vec<&str>> {
     let bounds: Vec<usize> = (1..input.len())
         .filter(|&i| input.is_char_boundary(i))
         .collect();

@@ -10,6 +10,7 @@ mod exec;
 mod gateway;
 mod gateway_e2e;
 mod gateway_server;
+mod peer_vectors;
 mod registry;
 mod route;
 mod server_cli;
