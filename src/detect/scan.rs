@@ -205,8 +205,10 @@ const CONTROL_ESCAPES: [&str; 32] = [
     "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
 ];
 
-/// JSON-escapes `s` (without quotes) onto `out`.
-#[inline]
+/// JSON-escapes `s` (without quotes) onto `out`. Always inlined: the XML
+/// dialects' per-delta path (`EventBatch::push_args_escaped`), which lost it
+/// when this moved out of `xml_call.rs`.
+#[inline(always)]
 pub(crate) fn escape_json_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut start = 0;
