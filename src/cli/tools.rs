@@ -74,17 +74,15 @@ fn sections(tools: &[Tool], dialect: Dialect) -> Vec<Section> {
         heading,
         declarations: dialect.declare(tools),
     };
+    let strict = || Section {
+        dialect,
+        key: "strict_tools",
+        heading: "tools, strict mode",
+        declarations: dialect.declare_strict(tools),
+    };
     match dialect {
         Dialect::OpenAiChat => {
-            let mut out = vec![
-                plain("tools", "tools"),
-                Section {
-                    dialect,
-                    key: "strict_tools",
-                    heading: "tools, strict mode",
-                    declarations: dialect.declare_strict(tools),
-                },
-            ];
+            let mut out = vec![plain("tools", "tools"), strict()];
             if let Some(declarations) = dialect.declare_legacy(tools) {
                 out.push(Section {
                     dialect,
@@ -95,15 +93,7 @@ fn sections(tools: &[Tool], dialect: Dialect) -> Vec<Section> {
             }
             out
         }
-        Dialect::OpenAiResponses => vec![
-            plain("tools", "tools"),
-            Section {
-                dialect,
-                key: "strict_tools",
-                heading: "tools, strict mode",
-                declarations: dialect.declare_strict(tools),
-            },
-        ],
+        Dialect::OpenAiResponses => vec![plain("tools", "tools"), strict()],
         Dialect::Bedrock => vec![plain("tools", "toolConfig.tools")],
         Dialect::XmlText => vec![plain("system_prompt", "system prompt section")],
         _ => vec![plain("tools", "tools")],

@@ -280,13 +280,7 @@ fn detect_case(file: &str, case: &Map<String, Value>) -> Vec<String> {
     for pieces in splits(input) {
         let (got, regions) = run(&catalog, &config, &pieces);
         // Conservation: the input minus the recorded regions is the text.
-        let mut outside = String::new();
-        let mut pos = 0;
-        for r in &regions {
-            outside.push_str(&input[pos..r.start]);
-            pos = r.end;
-        }
-        outside.push_str(&input[pos..]);
+        let outside = outside_regions(input, &regions);
         let got = compare(got);
         if got != want || outside != got.text {
             failures.push(format!(
@@ -359,4 +353,17 @@ fn every_provider_profile_names_dialects_the_detector_reads() {
         }
     }
     assert!(named > 0);
+}
+
+/// The input minus the call regions the detector recorded: what conservation
+/// says the visible text must be.
+pub(crate) fn outside_regions(input: &str, regions: &[std::ops::Range<usize>]) -> String {
+    let mut outside = String::new();
+    let mut pos = 0;
+    for r in regions {
+        outside.push_str(&input[pos..r.start]);
+        pos = r.end;
+    }
+    outside.push_str(&input[pos..]);
+    outside
 }

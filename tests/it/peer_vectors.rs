@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use toolrouter::tool_from_list_entry;
 use toolrouter::{DetectConfig, ToolCatalog, ToolRegistry};
 
-use crate::dialect_vectors::{Run, file_format, run, splits};
+use crate::dialect_vectors::{Run, file_format, outside_regions, run, splits};
 use crate::support::repo_root;
 
 const PEERS: [&str; 3] = ["vllm", "sglang", "smg"];
@@ -100,13 +100,7 @@ fn check(file: &str, case: &Map<String, Value>) -> Result<(), String> {
     let config = DetectConfig::default().with_formats([file_format(file)]);
     for pieces in splits(input) {
         let (got, regions) = run(&catalog, &config, &pieces);
-        let mut outside = String::new();
-        let mut pos = 0;
-        for r in &regions {
-            outside.push_str(&input[pos..r.start]);
-            pos = r.end;
-        }
-        outside.push_str(&input[pos..]);
+        let outside = outside_regions(input, &regions);
         assert_eq!(
             outside, got.text,
             "{at}: text is not the input minus the regions"
