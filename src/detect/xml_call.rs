@@ -7,6 +7,13 @@
 //! leading and one trailing newline are stripped, nothing is decoded, and a
 //! closing tag ends a value only when the next structural tag (or end of
 //! stream) follows it.
+//!
+//! In a block of several entries, a broken entry (text or a stray tag where
+//! its parameters belong, an opener that does not read) does not take the
+//! others down: it is skipped to its end tag (or to the next entry or the
+//! block's end, whichever comes first) and goes back as text with an
+//! `invalid` diagnostic, like an unknown tool's entry; a call it had started
+//! never ends.
 
 use serde_json::Value;
 
@@ -14,6 +21,7 @@ use crate::core::{DiagnosticKind, JsonObject, ParamType};
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed};
+use super::resync::{Broken, Resync, Skip};
 use super::scan::{escape_json_into, leading_ws, starts};
 use super::sink::{CallSink, finished_call};
 use super::xml_syntax::{
@@ -29,6 +37,9 @@ enum BlockState {
     Between,
     /// Inside an entry. -> Between / done.
     Entry(Box<Entry>),
+    /// A broken entry of a block, skipped to its end tag, the next entry
+    /// or the block's close. -> Between.
+    Skip(Box<Broken>),
 }
 
 /// Where an entry is.
@@ -166,7 +177,19 @@ impl CallParser for XmlCallParser {
                             i = j + len;
                         }
                         Open::NeedMore if !eof => return Parsed::need_more(i),
-                        _ => return end_here(self.entries, i),
+                        _ => match resync(&self.spec) {
+                            // An entry's opener that does not read: a broken entry.
+                            Some(resync)
+                                if starts(&bytes[j..], resync.next[0].as_bytes()) == Some(true) =>
+                            {
+                                self.entries += 1;
+                                let why = "the entry's opening tag does not read".to_owned();
+                                let broken = Broken::new(sink.base + j, None, false, why, resync);
+                                self.state = BlockState::Skip(broken);
+                                i = j + resync.next[0].len();
+                            }
+                            _ => return end_here(self.entries, i),
+                        },
                     }
                 }
                 BlockState::Entry(entry) => {
@@ -174,7 +197,11 @@ impl CallParser for XmlCallParser {
                     match step {
                         EntryStep::NeedMore(n) => return Parsed::need_more(n),
                         EntryStep::Invalid(n, message) => {
-                            return Parsed::abandon(n, DiagnosticKind::Invalid, message);
+                            let Some(resync) = resync(&self.spec) else {
+                                return Parsed::abandon(n, DiagnosticKind::Invalid, message);
+                            };
+                            self.break_entry(message, resync);
+                            i = n;
                         }
                         EntryStep::Ended(n) => {
                             i = n;
@@ -202,9 +229,57 @@ impl CallParser for XmlCallParser {
                         }
                     }
                 }
+                BlockState::Skip(broken) => {
+                    let to = match broken.skip(&bytes[i..], eof) {
+                        Skip::To(n) => i + n,
+                        Skip::NeedMore(n) if !eof => return Parsed::need_more(i + n),
+                        Skip::NeedMore(_) => bytes.len(),
+                    };
+                    let BlockState::Skip(broken) =
+                        std::mem::replace(&mut self.state, BlockState::Between)
+                    else {
+                        unreachable!("state was matched as a skip above")
+                    };
+                    broken.give_back(sink.base + to, self.spec.format, sink);
+                    i = to;
+                }
             }
         }
     }
+}
+
+impl XmlCallParser {
+    /// The entry being read is broken (`why`): skip it.
+    #[cold]
+    #[inline(never)]
+    fn break_entry(&mut self, why: String, resync: Resync) {
+        let state = std::mem::replace(&mut self.state, BlockState::Between);
+        let BlockState::Entry(e) = state else {
+            self.state = state;
+            return;
+        };
+        let unknown = e.call.is_none();
+        let broken = Broken::new(e.start, Some(e.name), unknown, why, resync);
+        self.state = BlockState::Skip(broken);
+    }
+}
+
+/// Where the skip of a broken entry stops, for blocks of several entries:
+/// the entry's end tag, the start of the next entry (`next[0]`), the block's
+/// close. `None` for one-entry regions, which go back whole when broken.
+fn resync(spec: &XmlSpec) -> Option<Resync> {
+    let (end, entry) = match spec.entry {
+        EntrySyntax::FunctionEq => ("</function>", "<function="),
+        EntrySyntax::InvokeName => ("</invoke>", "<invoke"),
+        EntrySyntax::DsmlInvoke => ("</｜DSML｜invoke>", "<｜DSML｜invoke"),
+        // The call's own end token ends the entry, with or without `</steptml:invoke>`.
+        EntrySyntax::StepInvoke => ("<｜tool_call_end｜>", "<｜tool_call_begin｜>"),
+        EntrySyntax::Named { .. } | EntrySyntax::Headed { .. } => return None,
+    };
+    Some(Resync {
+        end,
+        next: [entry, spec.block_close.unwrap_or(entry)],
+    })
 }
 
 impl Entry {

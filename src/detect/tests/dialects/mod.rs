@@ -97,6 +97,7 @@ mod props_glm_minimax_harmony {
                 Just("</arg_value>"), Just("3"), Just("\n"), Just(" "), Just("x"), Just("<"),
                 Just("<minimax:tool_call>"), Just("</minimax:tool_call>"), Just("<invoke name=\"ls\">"),
                 Just("</invoke>"), Just("<parameter name=\"a\">"), Just("</parameter>"),
+                Just("<invoke name=ls>"), Just("prose"),
                 Just("<|start|>assistant"), Just("<|channel|>"), Just("analysis"), Just("final"),
                 Just("commentary"), Just(" to=functions.ls"), Just(" to=functions.zz"),
                 Just("<|constrain|>json"), Just("<|message|>"), Just("{\"a\":\"}\"}"), Just("{"),
@@ -134,5 +135,28 @@ mod props_glm_minimax_harmony {
                 assert_eq!(without_ids(single), without_ids(whole), "{format}: {input}");
             }
         }
+    }
+}
+
+/// Issue 24: a broken element `bad` at the start, in the middle and at the end
+/// of a block of two good elements (`good`: markup, tool name, arguments; the
+/// block built by `block`) goes back as text on its own, with one `invalid`
+/// diagnostic, while the good elements stay calls and the block's own markup
+/// stays in the call region; whole and under every split.
+pub(super) fn broken_element_goes_back_alone(
+    block: impl Fn(&[String]) -> String,
+    bad: &str,
+    good: [(&str, &str, Value); 2],
+    format: WireFormat,
+) {
+    let calls: Vec<(&str, Value, WireFormat)> = good
+        .iter()
+        .map(|(_, name, args)| (*name, args.clone(), format))
+        .collect();
+    for at in 0..=good.len() {
+        let mut elements: Vec<String> = good.iter().map(|(m, ..)| (*m).to_owned()).collect();
+        elements.insert(at, bad.to_owned());
+        let input = block(&elements);
+        check_calls(&input, expect(bad, &calls, &[DiagnosticKind::Invalid]));
     }
 }
