@@ -266,6 +266,8 @@ impl StreamDetector {
             defer_end: fence.is_some(),
             ..RegionRecord::default()
         };
+        // `boundary`: only whitespace since the last region.
+        self.echo_begin(format, self.boundary && fence.is_none());
         self.held_ws = 0;
         self.boundary = false;
         self.mode = Mode::Call {
