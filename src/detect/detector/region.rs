@@ -22,6 +22,9 @@ impl StreamDetector {
         let region = std::mem::take(&mut self.region);
         let record = std::mem::take(&mut self.record);
         let region_len = region.len() + record.uncopied;
+        if self.echo_accept(&record, region_len, out) {
+            return;
+        }
         self.mode = Mode::Text;
         debug_assert!(
             !record.gives_back() || record.uncopied == 0,
@@ -54,6 +57,11 @@ impl StreamDetector {
         if self.boundary {
             self.held_ws = 0;
         }
+        self.echo_source(
+            format,
+            region,
+            record.completed > 0 && record.text_spans.is_empty(),
+        );
     }
 
     /// The region did not end as a call: give back what is not a finished call.
@@ -68,6 +76,7 @@ impl StreamDetector {
         floor: usize,
         out: &mut EventBatch,
     ) {
+        self.echo_release(out);
         let region = std::mem::take(&mut self.region);
         let record = std::mem::take(&mut self.record);
         self.mode = match fence {

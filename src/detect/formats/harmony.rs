@@ -18,7 +18,8 @@
 //!
 //! Harmony changes what text means, so it is recognised only where a harmony
 //! output can start: a header at the start of the message (nothing visible
-//! before), and anywhere once the stream has shown a harmony region.
+//! before), and anywhere once the stream has shown a harmony region. The end
+//! tokens are framing tokens too: never text, even where no header counts.
 
 use memchr::memmem;
 
@@ -40,6 +41,8 @@ const RETURN: &str = "<|return|>";
 const CALL: &str = "<|call|>";
 /// The tokens that end a message.
 const END_TOKENS: [&str; 3] = [END, RETURN, CALL];
+/// The end tokens, removed from the text wherever they are.
+const FRAMING: &[&str] = &END_TOKENS;
 /// The recipient prefix of function calls.
 const FUNCTIONS: &str = "functions.";
 
@@ -49,6 +52,10 @@ pub(crate) struct Harmony;
 impl TextFormat for Harmony {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

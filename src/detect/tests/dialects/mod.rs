@@ -3,6 +3,7 @@
 mod cohere;
 mod deepseek;
 mod deepseek_dsml;
+mod framing;
 mod gemma4;
 mod glm;
 mod granite;
