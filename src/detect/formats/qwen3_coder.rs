@@ -1,4 +1,7 @@
 //! Qwen3-Coder: `<tool_call><function=NAME><parameter=P>value</parameter></function></tool_call>`.
+//!
+//! A call lacking `</function>` ends at `</tool_call>` (after a value, the
+//! block's end counts as the next structural tag).
 
 use crate::core::WireFormat;
 
