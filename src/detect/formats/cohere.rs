@@ -1,7 +1,8 @@
 //! Cohere Command R7B and Command A: blocks of
 //! `<|START_THINKING|>plan<|END_THINKING|>` (reasoning),
 //! `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "NAME", "parameters": {...}}, ...]<|END_ACTION|>`
-//! (calls; `tool_call_id` is kept as the call id) and
+//! (calls; `tool_call_id` is kept as the call id; one call object without
+//! the list is read too) and
 //! `<|START_RESPONSE|>text<|END_RESPONSE|>` (the visible answer: the two
 //! wrappers are removed, the text between them is ordinary text; Command A
 //! also writes `<|START_TEXT|>text<|END_TEXT|>`, removed the same way).
@@ -35,6 +36,14 @@ static SPEC: ListSpec = ListSpec {
     format: WireFormat::Cohere,
     keys: &KEYS,
     body: Body::Array,
+    close: Some("<|END_ACTION|>"),
+};
+
+/// One call object instead of the list (`<|START_ACTION|>{..}<|END_ACTION|>`).
+static SINGLE: ListSpec = ListSpec {
+    format: WireFormat::Cohere,
+    keys: &KEYS,
+    body: Body::Objects { separator: None },
     close: Some("<|END_ACTION|>"),
 };
 
@@ -72,7 +81,10 @@ impl TextFormat for Cohere {
                 _ => {}
             }
         }
-        probe_list(input, ACTION, true, &SPEC, cx)
+        match probe_list(input, ACTION, true, &SPEC, cx) {
+            Probe::NoMatch => probe_list(input, ACTION, true, &SINGLE, cx),
+            verdict => verdict,
+        }
     }
 }
 

@@ -3,9 +3,10 @@
 //! with `<｜DSML｜parameter name="P" string="true|false">value</｜DSML｜parameter>`.
 //!
 //! The `string` flag types the value (`true`: the raw text is the string;
-//! `false`: the text is JSON, kept as a string if it does not parse); the
-//! tool's schema types it only when the flag is absent. The end of sentence,
-//! `<｜end▁of▁sentence｜>`, is a framing token (removed from the text).
+//! `false`: the text is JSON, and text that is not JSON is typed as without
+//! the flag); the tool's schema types it when the flag is absent. An invoke's
+//! body may instead be one JSON object, the arguments (streamed raw). The end
+//! of sentence, `<｜end▁of▁sentence｜>`, is a framing token (removed from the text).
 
 use crate::core::WireFormat;
 

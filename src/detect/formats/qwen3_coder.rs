@@ -1,6 +1,9 @@
 //! Qwen3-Coder: `<tool_call><function=NAME><parameter=P>value</parameter></function></tool_call>`.
 //! The end of a message and of the text (`<|im_end|>`, `<|endoftext|>`) are
 //! framing tokens, removed from the text.
+//!
+//! A call lacking `</function>` ends at `</tool_call>` (after a value, the
+//! block's end counts as the next structural tag).
 
 use crate::core::WireFormat;
 

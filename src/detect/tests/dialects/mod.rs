@@ -104,6 +104,9 @@ mod props_glm_minimax_harmony {
                 Just("<|constrain|>json"), Just("<|message|>"), Just("{\"a\":\"}\"}"), Just("{"),
                 Just("}"), Just("\""), Just("<|end|>"), Just("<|call|>"), Just("<|return|>"),
                 Just("```"), Just("é"),
+                // Issue 24: a bare recipient, Python spellings, nullable values.
+                Just(" to=ls"), Just(" to=python"), Just("configure"), Just("label"), Just("verbose"),
+                Just("None"), Just("True"), Just("nu"),
             ], 0..24),
             cut in proptest::collection::vec(0usize..400, 0..10),
             which in 0usize..5,

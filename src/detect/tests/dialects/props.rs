@@ -93,6 +93,16 @@ fn fragment() -> impl Strategy<Value = &'static str> {
             "<|tool_calls_section_begin|><|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
         ),
         Just("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"ls\">\n</｜DSML｜invoke>"),
+        // A JSON object as the whole invoke body, and values typed the way
+        // models write them (issue 24).
+        Just(
+            "<｜DSML｜invoke name=\"read_file\">\n{\"path\": \"</｜DSML｜invoke>\"}\n</｜DSML｜invoke>"
+        ),
+        Just("<｜DSML｜invoke name=\"configure\">"),
+        Just("<｜DSML｜parameter name=\"label\">"),
+        Just("<｜DSML｜parameter name=\"verbose\" string=\"false\">"),
+        Just("None"),
+        Just("True"),
         Just(
             "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"search\"><steptml:parameter name=\"limit\">2</steptml:parameter></steptml:invoke><｜tool_call_end｜>"
         ),
