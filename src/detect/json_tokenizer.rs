@@ -277,6 +277,7 @@ impl JsonTokenizer {
         }
     }
 
+    #[inline(always)]
     fn run<F>(&mut self, input: &str, on: &mut F) -> TokStatus
     where
         F: FnMut(JsonEvent<'_>) -> Directive,
@@ -292,6 +293,9 @@ impl JsonTokenizer {
         self.run_inner(input, &mut on, &stopped)
     }
 
+    /// The tokenizer's loop, inlined with `run` and `feed` into each caller
+    /// (see [`feed`](Self::feed)).
+    #[inline(always)]
     fn run_inner<F>(
         &mut self,
         input: &str,
