@@ -185,7 +185,10 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
             let names: Vec<&str> = outcome
                 .partial_calls
                 .iter()
-                .map(|c| c.name.as_str())
+                .map(|c| match c.name.as_str() {
+                    "" => "a tool not yet named",
+                    name => name,
+                })
                 .collect();
             return Err(format!(
                 "turn {step}: the model's call to {} was cut off (stop: {}) and was not run",

@@ -24,14 +24,23 @@ pub enum ParamType {
     Array,
     /// `"type": "object"`.
     Object,
-    /// Several types allowed (`["string","null"]`, `anyOf`): parse as JSON when it
-    /// parses as one of them, else keep the string.
+    /// Several types allowed (`["string","integer"]`, `anyOf` of several
+    /// types, `enum`): parse as JSON when it parses, else keep the string.
     Any,
 }
 
 impl ParamType {
     /// Reads the declared type of one property schema.
     pub fn from_schema(schema: &serde_json::Value) -> ParamType {
+        Self::read(schema).0
+    }
+
+    /// The declared type, and whether the schema also allows `null`
+    /// (`["integer","null"]`, `{"type":"null"}`, an `anyOf` or `oneOf`
+    /// branch `{"type":"null"}`). A union of plain types reads the same
+    /// whether it is written as a type list or as `anyOf`/`oneOf` branches
+    /// of one `type` each.
+    fn read(schema: &serde_json::Value) -> (ParamType, bool) {
         fn one(name: &str) -> Option<ParamType> {
             Some(match name {
                 "string" => ParamType::String,
@@ -43,24 +52,52 @@ impl ParamType {
                 _ => return None,
             })
         }
+        /// The type of a union of named types (`null` excluded).
+        fn union<'a>(names: impl Iterator<Item = &'a str>) -> ParamType {
+            let named: Vec<ParamType> = names.filter_map(one).collect();
+            match named.as_slice() {
+                [single] => *single,
+                [] => ParamType::String,
+                _ => ParamType::Any,
+            }
+        }
         match schema.get("type") {
-            Some(serde_json::Value::String(s)) => one(s).unwrap_or(ParamType::String),
+            Some(serde_json::Value::String(s)) => {
+                (one(s).unwrap_or(ParamType::String), s == "null")
+            }
             Some(serde_json::Value::Array(types)) => {
-                let named: Vec<ParamType> = types
-                    .iter()
-                    .filter_map(|t| t.as_str())
-                    .filter(|t| *t != "null")
-                    .filter_map(one)
-                    .collect();
-                match named.as_slice() {
-                    [single] => *single,
-                    [] => ParamType::String,
-                    _ => ParamType::Any,
+                let names = || types.iter().filter_map(|t| t.as_str());
+                let nullable = names().any(|t| t == "null");
+                (union(names().filter(|t| *t != "null")), nullable)
+            }
+            _ => {
+                let branches = schema
+                    .get("anyOf")
+                    .or_else(|| schema.get("oneOf"))
+                    .map(|b| b.as_array().map(Vec::as_slice).unwrap_or_default());
+                if let Some(branches) = branches {
+                    let names: Option<Vec<&str>> = branches
+                        .iter()
+                        .map(|b| b.get("type").and_then(|t| t.as_str()))
+                        .collect();
+                    let nullable = branches
+                        .iter()
+                        .any(|b| b.get("type").and_then(|t| t.as_str()) == Some("null"));
+                    let ty = match names {
+                        // Every branch one plain type: as the type list.
+                        Some(names) if !names.is_empty() => {
+                            union(names.into_iter().filter(|t| *t != "null"))
+                        }
+                        _ => ParamType::Any,
+                    };
+                    return (ty, nullable);
+                }
+                if schema.get("enum").is_some() || schema.get("const").is_some() {
+                    (ParamType::Any, false)
+                } else {
+                    (ParamType::String, false)
                 }
             }
-            _ if schema.get("anyOf").is_some() || schema.get("oneOf").is_some() => ParamType::Any,
-            _ if schema.get("enum").is_some() || schema.get("const").is_some() => ParamType::Any,
-            _ => ParamType::String,
         }
     }
 }
@@ -68,7 +105,8 @@ impl ParamType {
 /// What a parser knows about one tool: its parameters and their types.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolShape {
-    params: HashMap<String, ParamType>,
+    /// Each parameter's type, and whether its schema allows `null` too.
+    params: HashMap<String, (ParamType, bool)>,
 }
 
 impl ToolShape {
@@ -80,7 +118,7 @@ impl ToolShape {
             .map(|props| {
                 props
                     .iter()
-                    .map(|(k, v)| (k.clone(), ParamType::from_schema(v)))
+                    .map(|(k, v)| (k.clone(), ParamType::read(v)))
                     .collect()
             })
             .unwrap_or_default();
@@ -89,6 +127,12 @@ impl ToolShape {
 
     /// The declared type of a parameter; `None` when the schema does not list it.
     pub fn param(&self, name: &str) -> Option<ParamType> {
+        self.params.get(name).map(|&(ty, _)| ty)
+    }
+
+    /// The declared type of a parameter and whether its schema allows `null`
+    /// besides it; `None` when the schema does not list it.
+    pub(crate) fn typing(&self, name: &str) -> Option<(ParamType, bool)> {
         self.params.get(name).copied()
     }
 
@@ -189,6 +233,36 @@ mod tests {
         assert_eq!(shape.param("either"), Some(ParamType::Any));
         assert_eq!(shape.param("untyped"), Some(ParamType::String));
         assert_eq!(shape.param("absent"), None);
+    }
+
+    #[test]
+    fn unions_with_null_are_nullable_whether_listed_or_branched() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "line": {"type": ["integer", "null"]},
+                "label": {"type": ["null", "string"]},
+                "nothing": {"type": "null"},
+                "flag": {"anyOf": [{"type": "boolean"}, {"type": "null"}]},
+                "name": {"oneOf": [{"type": "string", "maxLength": 9}, {"type": "null"}]},
+                "either": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+                "refd": {"anyOf": [{"$ref": "#/$defs/x"}, {"type": "null"}]},
+                "plain": {"type": "integer"},
+                "choice": {"enum": ["a", null]}
+            }
+        });
+        let shape = ToolShape::from_input_schema(schema.as_object().expect("object"));
+        let t = |name| shape.typing(name);
+        assert_eq!(t("line"), Some((ParamType::Integer, true)));
+        assert_eq!(t("label"), Some((ParamType::String, true)));
+        assert_eq!(t("nothing"), Some((ParamType::String, true)));
+        assert_eq!(t("flag"), Some((ParamType::Boolean, true)));
+        assert_eq!(t("name"), Some((ParamType::String, true)));
+        assert_eq!(t("either"), Some((ParamType::Any, true)));
+        assert_eq!(t("refd"), Some((ParamType::Any, true)));
+        assert_eq!(t("plain"), Some((ParamType::Integer, false)));
+        assert_eq!(t("choice"), Some((ParamType::Any, false)));
+        assert_eq!(shape.param("flag"), Some(ParamType::Boolean));
     }
 
     #[test]

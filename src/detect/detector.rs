@@ -8,6 +8,7 @@
 //! Only undecided look-ahead is kept between deltas, so each byte is examined a
 //! bounded number of times.
 
+mod echo;
 mod fence;
 mod region;
 mod scanner;
@@ -114,6 +115,8 @@ pub struct StreamDetector {
     abandoned: Option<(DiagnosticKind, String)>,
     /// See [`spare_batch`](Self::spare_batch).
     spare: Option<Box<EventBatch>>,
+    /// What recognises a call echoed after its markup (`echo.rs`).
+    echo: echo::Echo,
 }
 
 /// What one run of a region's parser did.
@@ -203,6 +206,7 @@ impl StreamDetector {
             seen: FormatSet::default(),
             abandoned: None,
             spare: None,
+            echo: echo::Echo::default(),
         }
     }
 
@@ -395,10 +399,16 @@ impl StreamDetector {
         let capped = end < input.len();
         let input = &input[..end];
         let eof = eof && !capped;
+        // A region that may echo the calls before it writes into its own
+        // batch until it ends (`echo.rs`).
+        let (events, floor) = match self.echo.held_mut() {
+            Some(held) => (held, 0),
+            None => (out, floor),
+        };
         let mut sink = CallSink {
             catalog: &self.catalog,
             base: self.region.len(),
-            events: out,
+            events,
             record: &mut self.record,
             next_index: &mut self.next_index,
             floor,
@@ -407,7 +417,11 @@ impl StreamDetector {
         };
         let parsed = parser.parse(input, eof, &mut sink);
         let used = parsed.used.min(input.len());
-        if !matches!(parsed.status, Status::Done) || self.record.gives_back() {
+        // An LFM2 region is kept whole: its calls may be echoed (`echo.rs`).
+        if !matches!(parsed.status, Status::Done)
+            || self.record.gives_back()
+            || format == WireFormat::Lfm2
+        {
             if self.region.capacity() == 0 {
                 reserve_region(&mut self.region, input.len());
             }
@@ -483,6 +497,7 @@ impl StreamDetector {
             }
             StepStatus::Reject => {
                 // Not a call: the first byte of the marker is text, the rest is scanned again.
+                self.echo_release(out);
                 let mut full = std::mem::take(&mut self.region);
                 full.push_str(&self.pending[next..]);
                 let marker_at = self.region_marker_offset(&full);

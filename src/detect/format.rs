@@ -89,6 +89,12 @@ pub(crate) trait TextFormat: Send + Sync {
     fn fence_envelope(&self) -> bool {
         false
     }
+    /// The dialect's framing tokens (`formats/framing.rs`): special tokens
+    /// around its output that are removed from the text wherever they are.
+    /// Each begins with one of [`start_bytes`](Self::start_bytes).
+    fn framing(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// The result of one [`CallParser::parse`] step.

@@ -224,7 +224,14 @@ impl CallObject {
             sink.unknown(start, end, &name, format);
             return Ok(());
         };
-        let arguments = self.args.finish(index, sink)?;
+        let arguments = match self.args.finish(index, sink) {
+            Ok(arguments) => arguments,
+            Err(verdict) => {
+                // The name stays for the diagnostic of a broken list element.
+                self.name = Some(name);
+                return Err(verdict);
+            }
+        };
         sink.end(index, finished_call(id, name, arguments, format), end);
         Ok(())
     }

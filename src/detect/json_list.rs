@@ -13,7 +13,9 @@
 //! tool goes back as text with a diagnostic while the others stay calls; the
 //! shared wrapper (marker, brackets, commas, closing tag) stays in the region
 //! when any element is a call, and the whole block goes back as text when none
-//! is (docs/dialects-research.md, open question 2).
+//! is (docs/dialects-research.md, open question 2). A broken element (well-formed
+//! JSON that is not a valid call object: no name, arguments that are not an
+//! object) goes back as text in the same way, with an `invalid` diagnostic.
 
 use crate::core::{DiagnosticKind, WireFormat};
 
@@ -301,6 +303,12 @@ impl CallObjects {
             .end(el.start, end, self.spec.format, no_name, sink)
         {
             Ok(()) => Directive::Continue,
+            Err(Verdict::Invalid(why)) => {
+                // Its neighbours stay calls; a call it started never ends.
+                let name = el.object.name.take();
+                sink.broken(el.start, end, name, self.spec.format, why);
+                Directive::Continue
+            }
             Err(v) => {
                 self.verdict = Some(v);
                 Directive::Stop

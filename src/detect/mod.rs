@@ -20,6 +20,7 @@ mod py_call;
 mod py_literal;
 mod reasoning;
 mod recognisers;
+mod resync;
 mod scan;
 mod section_call;
 mod sink;

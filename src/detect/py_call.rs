@@ -40,7 +40,7 @@ pub(crate) struct ListSpec {
 enum LState {
     /// Consuming the wrapper the probe confirmed. -> ListOpen / Entry.
     Opening { left: usize },
-    /// Whitespace, then `[`. -> Entry.
+    /// Whitespace, then `[` (or, with JSON entries, one bare envelope `{`). -> Entry / Json.
     ListOpen,
     /// An element, `]` (bracketed) or the closing wrapper (lines). -> Name / Json / Close / done.
     Entry,
@@ -73,6 +73,8 @@ pub(crate) struct PyListParser {
     call: Option<(usize, String)>,
     ended: Vec<Ended>,
     entries: usize,
+    /// One JSON envelope without the list (LFM2 `<|tool_call_start|>{…}`).
+    bare: bool,
 }
 
 impl PyListParser {
@@ -87,6 +89,7 @@ impl PyListParser {
             call: None,
             ended: Vec::new(),
             entries: 0,
+            bare: false,
         }
     }
 
@@ -151,6 +154,11 @@ impl CallParser for PyListParser {
                         Some(b'[') => {
                             i += 1;
                             self.state = LState::Entry;
+                        }
+                        Some(b'{') if self.spec.json_entries => {
+                            self.bare = true;
+                            self.start = sink.base + i;
+                            self.state = LState::Json(Box::new(JsonEntry::new(self.spec.format)));
                         }
                         Some(_) => return invalid(i, "expected `[` to open the call list"),
                     }
@@ -295,6 +303,10 @@ impl CallParser for PyListParser {
                     }
                 }
                 LState::AfterEntry => {
+                    if self.bare {
+                        self.state = LState::Close;
+                        continue;
+                    }
                     if !self.spec.bracketed {
                         self.state = LState::Entry;
                         continue;

@@ -10,13 +10,18 @@
 //! A call naming an unregistered tool is not a call: its own element, from
 //! `CALL_BEGIN` to `CALL_END`, goes back as text with a diagnostic, while the
 //! section's tokens stay in the region when another call in it is valid (a
-//! section with no valid call goes back whole).
+//! section with no valid call goes back whole). A broken call (a header or
+//! arguments that do not read, junk where its end token belongs) is the same:
+//! its element is skipped to its `CALL_END` (or to the next `CALL_BEGIN` or
+//! the `SECTION_END`, whichever comes first) and goes back as text with an
+//! `invalid` diagnostic; a call it had started never ends.
 
 use crate::core::{DiagnosticKind, WireFormat};
 
 use super::format::{CallParser, Parsed};
 use super::json_call::{ArgsCapture, Verdict};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus, ValueKind};
+use super::resync::{Broken, Resync, Skip};
 use super::scan::{leading_ws, starts};
 use super::sink::{CallSink, finished_call};
 
@@ -79,6 +84,9 @@ enum State {
     Args(Box<Call>),
     /// After the arguments: the closing fence (V3) and the call's end token. -> Between.
     Trailer { call: Box<Call>, fence_open: bool },
+    /// A broken call, skipped to its end token, the next call or the
+    /// section's end; its element goes back as text. -> Between.
+    Skip(Box<Broken>),
 }
 
 /// One call in progress.
@@ -261,6 +269,33 @@ fn kimi_name(id: &str) -> &str {
 }
 
 impl SectionParser {
+    /// The call in its header, arguments or trailer is broken (`why`): skip
+    /// its element.
+    #[cold]
+    #[inline(never)]
+    fn break_call(&mut self, why: String) {
+        let (start, name, unknown) = match std::mem::replace(&mut self.state, State::Between) {
+            State::Header { start } => {
+                self.entries += 1;
+                (start, None, false)
+            }
+            State::Args(call) | State::Trailer { call, .. } => {
+                let unknown = call.call.is_none();
+                (call.start, Some(call.name), unknown)
+            }
+            other => {
+                self.state = other;
+                return;
+            }
+        };
+        let spec = self.spec;
+        let resync = Resync {
+            end: spec.call_end,
+            next: [spec.call_begin, spec.section_end],
+        };
+        self.state = State::Skip(Broken::new(start, name, unknown, why, resync));
+    }
+
     /// The section ends at `at` (region-local input offset).
     fn end_here(&self, at: usize) -> Parsed {
         if self.entries > 0 {
@@ -323,16 +358,13 @@ impl CallParser for SectionParser {
                     // The length limit depends on the header alone, not on where
                     // the deltas were cut: a header still open past the limit and
                     // a whole header longer than it are both too long.
+                    // A broken header is skipped from its first byte on.
                     match read_header(spec.header, &input[i..]) {
-                        Err(message) => {
-                            return Parsed::abandon(i, DiagnosticKind::Invalid, message);
-                        }
+                        Err(message) => self.break_call(message),
                         Ok(None) if input.len() - i > MAX_HEADER => {
-                            return Parsed::abandon(i, DiagnosticKind::Invalid, TOO_LONG);
+                            self.break_call(TOO_LONG.to_owned())
                         }
-                        Ok(Some(h)) if h.len > MAX_HEADER => {
-                            return Parsed::abandon(i, DiagnosticKind::Invalid, TOO_LONG);
-                        }
+                        Ok(Some(h)) if h.len > MAX_HEADER => self.break_call(TOO_LONG.to_owned()),
                         Ok(None) => return Parsed::need_more(i),
                         Ok(Some(h)) => {
                             self.entries += 1;
@@ -377,11 +409,10 @@ impl CallParser for SectionParser {
                     match status {
                         TokStatus::NeedMore => return Parsed::need_more(bytes.len()),
                         TokStatus::Invalid(n) | TokStatus::Stopped(n) => {
-                            return Parsed::abandon(
-                                i + n,
-                                DiagnosticKind::Invalid,
-                                "the call's arguments are not a json object",
+                            self.break_call(
+                                "the call's arguments are not a json object".to_owned(),
                             );
+                            i += n;
                         }
                         TokStatus::Done(n) => {
                             i += n;
@@ -408,11 +439,11 @@ impl CallParser for SectionParser {
                             }
                             None => return Parsed::need_more(i),
                             Some(false) => {
-                                return Parsed::abandon(
-                                    j,
-                                    DiagnosticKind::Invalid,
-                                    "expected the closing ``` after the arguments",
+                                self.break_call(
+                                    "expected the closing ``` after the arguments".to_owned(),
                                 );
+                                i = j;
+                                continue;
                             }
                         }
                     }
@@ -420,11 +451,11 @@ impl CallParser for SectionParser {
                         Some(true) => {}
                         None => return Parsed::need_more(i),
                         Some(false) => {
-                            return Parsed::abandon(
-                                j,
-                                DiagnosticKind::Invalid,
-                                "expected the call's end token after the arguments",
+                            self.break_call(
+                                "expected the call's end token after the arguments".to_owned(),
                             );
+                            i = j;
+                            continue;
                         }
                     }
                     i = j + spec.call_end.len();
@@ -446,7 +477,9 @@ impl CallParser for SectionParser {
                                             "the call's arguments are not a json object".to_owned()
                                         }
                                     };
-                                    return Parsed::abandon(i, DiagnosticKind::Invalid, message);
+                                    let name = Some(call.name);
+                                    sink.broken(call.start, end, name, spec.format, message);
+                                    continue;
                                 }
                             };
                             let done = finished_call(id, &call.name, arguments, spec.format);
@@ -454,6 +487,19 @@ impl CallParser for SectionParser {
                         }
                         None => sink.unknown(call.start, end, &call.name, spec.format),
                     }
+                }
+                State::Skip(broken) => {
+                    let to = match broken.skip(&bytes[i..], eof) {
+                        Skip::To(n) => i + n,
+                        Skip::NeedMore(n) if !eof => return Parsed::need_more(i + n),
+                        Skip::NeedMore(_) => bytes.len(),
+                    };
+                    let State::Skip(broken) = std::mem::replace(&mut self.state, State::Between)
+                    else {
+                        unreachable!("state was matched as a skip above")
+                    };
+                    broken.give_back(sink.base + to, spec.format, sink);
+                    i = to;
                 }
             }
         }

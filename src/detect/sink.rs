@@ -2,21 +2,41 @@
 
 use std::borrow::Cow;
 
-use crate::core::{DetectEvent, JsonObject, ToolCall, ToolCatalog, WireFormat, new_call_id};
+use crate::core::{
+    DetectEvent, DiagnosticKind, JsonObject, ToolCall, ToolCatalog, WireFormat, new_call_id,
+};
 
 use super::batch::EventBatch;
 
-/// A stretch of a region that goes back as text: an entry naming an unknown tool.
+/// A stretch of a region that goes back as text: an entry naming an unknown
+/// tool, or a broken entry of a block whose other entries may still be calls.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TextSpan {
     /// Region offset of the first byte.
     pub(crate) start: usize,
     /// Region offset after the last byte.
     pub(crate) end: usize,
-    /// The unknown tool name.
-    pub(crate) name: String,
+    /// The tool name, when one was read.
+    pub(crate) name: Option<String>,
     /// The entry's format.
     pub(crate) format: WireFormat,
+    /// Why a broken entry is not a call; `None`: it names an unknown tool.
+    pub(crate) broken: Option<String>,
+}
+
+impl TextSpan {
+    /// The diagnostic's kind, tool name and message.
+    pub(crate) fn diagnostic(&self) -> (DiagnosticKind, Option<String>, String) {
+        match (&self.broken, &self.name) {
+            (Some(why), name) => (DiagnosticKind::Invalid, name.clone(), why.clone()),
+            (None, Some(name)) => (
+                DiagnosticKind::UnknownTool,
+                Some(name.clone()),
+                format!("`{name}` is not a registered tool"),
+            ),
+            (None, None) => (DiagnosticKind::UnknownTool, None, "not a call".to_owned()),
+        }
+    }
 }
 
 /// What happened inside the current region, kept by the detector.
@@ -157,8 +177,30 @@ impl<'a> CallSink<'a> {
         self.record.text_spans.push(TextSpan {
             start,
             end,
-            name: name.to_owned(),
+            name: Some(name.to_owned()),
             format,
+            broken: None,
+        });
+    }
+
+    /// Records a broken entry of a block (its call, if started, never ends);
+    /// its markup goes back as text with an `invalid` diagnostic while the
+    /// block's other entries stay calls.
+    #[cold]
+    pub(crate) fn broken(
+        &mut self,
+        start: usize,
+        end: usize,
+        name: Option<String>,
+        format: WireFormat,
+        why: String,
+    ) {
+        self.record.text_spans.push(TextSpan {
+            start,
+            end,
+            name,
+            format,
+            broken: Some(why),
         });
     }
 }

@@ -105,6 +105,16 @@ struct Index {
     /// By `WireFormat` discriminant: the bit of the format's recogniser (none
     /// for a structured format).
     bits: [u64; 64],
+    /// By byte: whether it is the second byte of some dialect's framing token.
+    framing_second: [bool; 256],
+}
+
+/// Whether `second`, the byte after a start byte, can continue a framing token
+/// of any dialect (`formats/framing.rs`): the test that spares the other
+/// start bytes asking the dialects for their tokens.
+#[inline]
+pub(crate) fn framing_may_follow(second: u8) -> bool {
+    index().framing_second[usize::from(second)]
 }
 
 impl Index {
@@ -138,6 +148,16 @@ fn index() -> &'static Index {
                 *bit |= 1 << i;
             }
         }
-        Index { every, bits }
+        let mut framing_second = [false; 256];
+        for token in RECOGNISERS.iter().flat_map(|r| r.text.framing()) {
+            if let Some(&b) = token.as_bytes().get(1) {
+                framing_second[usize::from(b)] = true;
+            }
+        }
+        Index {
+            every,
+            bits,
+            framing_second,
+        }
     })
 }

@@ -6,7 +6,17 @@
 //! how a parameter opens and closes. Values follow the contract: at most one
 //! leading and one trailing newline are stripped, nothing is decoded, and a
 //! closing tag ends a value only when the next structural tag (or end of
-//! stream) follows it.
+//! stream) follows it. A value is typed by its schema where it ends
+//! ([`xml_value`]: Python's `True`/`False`/`None` read where the schema says
+//! boolean or allows null); a string streams as it comes, except that a
+//! string which may be null waits while it could still be `null` or `None`.
+//!
+//! In a block of several entries, a broken entry (text or a stray tag where
+//! its parameters belong, an opener that does not read) does not take the
+//! others down: it is skipped to its end tag (or to the next entry or the
+//! block's end, whichever comes first) and goes back as text with an
+//! `invalid` diagnostic, like an unknown tool's entry; a call it had started
+//! never ends.
 
 use serde_json::Value;
 
@@ -14,10 +24,14 @@ use crate::core::{DiagnosticKind, JsonObject, ParamType};
 
 use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed};
+use super::json_call::ArgsCapture;
+use super::json_tokenizer::{BracketScan, ValueKind};
+use super::resync::{Broken, Resync, Skip};
 use super::scan::{escape_json_into, leading_ws, starts};
 use super::sink::{CallSink, finished_call};
 use super::xml_syntax::{
-    EntrySyntax, Open, ParamSyntax, XmlSpec, entry_open, param_flag, param_open, typed_value,
+    EntrySyntax, Open, ParamSyntax, XmlSpec, entry_open, is_null_word, may_be_null_word,
+    param_flag, param_open, xml_value,
 };
 
 /// Where a block parser is.
@@ -29,15 +43,31 @@ enum BlockState {
     Between,
     /// Inside an entry. -> Between / done.
     Entry(Box<Entry>),
+    /// A broken entry of a block, skipped to its end tag, the next entry
+    /// or the block's close. -> Between.
+    Skip(Box<Broken>),
 }
 
 /// Where an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EntryState {
-    /// Between parameters. -> Value / entry end.
+    /// Between parameters. -> Value / Json (first, where the dialect allows
+    /// a JSON body) / entry end.
     Params,
     /// Inside a value; `fresh` until its first byte (leading newline strip). -> Params.
     Value { fresh: bool },
+    /// Inside a JSON object that is the whole body (DSML). -> AfterJson.
+    Json,
+    /// After the JSON body: whitespace, then the entry's end. -> entry end.
+    AfterJson,
+}
+
+/// An entry whose body is one JSON object instead of parameters (DSML):
+/// where the object ends, and its text, streamed raw.
+#[derive(Debug, Default)]
+struct JsonBody {
+    brackets: BracketScan,
+    args: ArgsCapture,
 }
 
 #[derive(Debug)]
@@ -53,7 +83,19 @@ struct Entry {
     param_close: String,
     /// The type the current parameter's tag declares (DSML), before the schema.
     flag: Option<ParamType>,
+    /// The type the current value is read as (`String`: streamed).
     ty: ParamType,
+    /// The schema allows `null` for the current parameter: `null` and
+    /// `None` read as null.
+    nullable: bool,
+    /// DSML `string="false"`: the value is JSON, and when it is not, it is
+    /// read as this schema type.
+    fallback: Option<ParamType>,
+    /// A nullable string whose text so far may still be `null` or `None`:
+    /// its opening quote (and that text) wait.
+    maybe_null: bool,
+    /// The body, when it is one JSON object (DSML).
+    json: Option<Box<JsonBody>>,
     /// Region offsets of the current value's text so far: it is read from the
     /// region when the value ends, not copied piece by piece.
     value: (usize, usize),
@@ -101,6 +143,10 @@ impl XmlCallParser {
             param_close: String::new(),
             flag: None,
             ty: ParamType::String,
+            nullable: false,
+            fallback: None,
+            maybe_null: false,
+            json: None,
             value: (0, 0),
         })
     }
@@ -166,7 +212,19 @@ impl CallParser for XmlCallParser {
                             i = j + len;
                         }
                         Open::NeedMore if !eof => return Parsed::need_more(i),
-                        _ => return end_here(self.entries, i),
+                        _ => match resync(&self.spec) {
+                            // An entry's opener that does not read: a broken entry.
+                            Some(resync)
+                                if starts(&bytes[j..], resync.next[0].as_bytes()) == Some(true) =>
+                            {
+                                self.entries += 1;
+                                let why = "the entry's opening tag does not read".to_owned();
+                                let broken = Broken::new(sink.base + j, None, false, why, resync);
+                                self.state = BlockState::Skip(broken);
+                                i = j + resync.next[0].len();
+                            }
+                            _ => return end_here(self.entries, i),
+                        },
                     }
                 }
                 BlockState::Entry(entry) => {
@@ -174,7 +232,11 @@ impl CallParser for XmlCallParser {
                     match step {
                         EntryStep::NeedMore(n) => return Parsed::need_more(n),
                         EntryStep::Invalid(n, message) => {
-                            return Parsed::abandon(n, DiagnosticKind::Invalid, message);
+                            let Some(resync) = resync(&self.spec) else {
+                                return Parsed::abandon(n, DiagnosticKind::Invalid, message);
+                            };
+                            self.break_entry(message, resync);
+                            i = n;
                         }
                         EntryStep::Ended(n) => {
                             i = n;
@@ -187,7 +249,10 @@ impl CallParser for XmlCallParser {
                             let entry = *entry;
                             match entry.call {
                                 Some((index, id)) => {
-                                    sink.args(index, if entry.n_params == 0 { "{}" } else { "}" });
+                                    if entry.json.is_none() {
+                                        let close = if entry.n_params == 0 { "{}" } else { "}" };
+                                        sink.args(index, close);
+                                    }
                                     let call =
                                         finished_call(id, entry.name, entry.args, self.spec.format);
                                     sink.end(index, call, end);
@@ -202,9 +267,57 @@ impl CallParser for XmlCallParser {
                         }
                     }
                 }
+                BlockState::Skip(broken) => {
+                    let to = match broken.skip(&bytes[i..], eof) {
+                        Skip::To(n) => i + n,
+                        Skip::NeedMore(n) if !eof => return Parsed::need_more(i + n),
+                        Skip::NeedMore(_) => bytes.len(),
+                    };
+                    let BlockState::Skip(broken) =
+                        std::mem::replace(&mut self.state, BlockState::Between)
+                    else {
+                        unreachable!("state was matched as a skip above")
+                    };
+                    broken.give_back(sink.base + to, self.spec.format, sink);
+                    i = to;
+                }
             }
         }
     }
+}
+
+impl XmlCallParser {
+    /// The entry being read is broken (`why`): skip it.
+    #[cold]
+    #[inline(never)]
+    fn break_entry(&mut self, why: String, resync: Resync) {
+        let state = std::mem::replace(&mut self.state, BlockState::Between);
+        let BlockState::Entry(e) = state else {
+            self.state = state;
+            return;
+        };
+        let unknown = e.call.is_none();
+        let broken = Broken::new(e.start, Some(e.name), unknown, why, resync);
+        self.state = BlockState::Skip(broken);
+    }
+}
+
+/// Where the skip of a broken entry stops, for blocks of several entries:
+/// the entry's end tag, the start of the next entry (`next[0]`), the block's
+/// close. `None` for one-entry regions, which go back whole when broken.
+fn resync(spec: &XmlSpec) -> Option<Resync> {
+    let (end, entry) = match spec.entry {
+        EntrySyntax::FunctionEq => ("</function>", "<function="),
+        EntrySyntax::InvokeName => ("</invoke>", "<invoke"),
+        EntrySyntax::DsmlInvoke => ("</｜DSML｜invoke>", "<｜DSML｜invoke"),
+        // The call's own end token ends the entry, with or without `</steptml:invoke>`.
+        EntrySyntax::StepInvoke => ("<｜tool_call_end｜>", "<｜tool_call_begin｜>"),
+        EntrySyntax::Named { .. } | EntrySyntax::Headed { .. } => return None,
+    };
+    Some(Resync {
+        end,
+        next: [entry, spec.block_close.unwrap_or(entry)],
+    })
 }
 
 impl Entry {
@@ -231,6 +344,14 @@ impl Entry {
                     if j == bytes.len() {
                         return EntryStep::NeedMore(j);
                     }
+                    if bytes[j] == b'{' && self.n_params == 0 && spec.json_body() {
+                        let mut body = Box::<JsonBody>::default();
+                        body.args.start(ValueKind::Object);
+                        self.json = Some(body);
+                        self.state = EntryState::Json;
+                        i = j;
+                        continue;
+                    }
                     if bytes[j] != b'<' {
                         return EntryStep::Invalid(
                             j,
@@ -243,6 +364,17 @@ impl Entry {
                         Some(true) => return EntryStep::Ended(j + self.close.len()),
                         None => return EntryStep::NeedMore(j),
                         Some(false) => {}
+                    }
+                    // The block's end ends an entry that lacks its own: the
+                    // block then ends at it.
+                    if spec.block_ends_entry()
+                        && let Some(block) = spec.block_close
+                    {
+                        match starts(&bytes[j..], block.as_bytes()) {
+                            Some(true) => return EntryStep::Ended(j),
+                            None => return EntryStep::NeedMore(j),
+                            Some(false) => {}
+                        }
                     }
                     match param_open(spec.param, &input[j..]) {
                         Open::Match(name, len) => {
@@ -285,19 +417,71 @@ impl Entry {
                         (n, false) => return EntryStep::NeedMore(n),
                     }
                 }
+                EntryState::Json => {
+                    let Some(body) = self.json.as_mut() else {
+                        return EntryStep::Invalid(i, "a json body without its state".to_owned());
+                    };
+                    let (next, closed) = body.brackets.scan(bytes, i);
+                    let index = self.call.as_ref().map(|c| c.0);
+                    body.args.push(&input[i..next], index, sink);
+                    i = next;
+                    if !closed {
+                        return EntryStep::NeedMore(i);
+                    }
+                    if let Some(index) = index {
+                        match body.args.finish(index, sink) {
+                            Ok(args) => self.args = args,
+                            Err(_) => {
+                                return EntryStep::Invalid(
+                                    i,
+                                    format!("the body of `{}` is not a json object", self.name),
+                                );
+                            }
+                        }
+                    }
+                    self.state = EntryState::AfterJson;
+                }
+                EntryState::AfterJson => {
+                    let j = i + leading_ws(&bytes[i..]);
+                    if j == bytes.len() {
+                        return EntryStep::NeedMore(j);
+                    }
+                    return match starts(&bytes[j..], self.close.as_bytes()) {
+                        Some(true) => EntryStep::Ended(j + self.close.len()),
+                        None => EntryStep::NeedMore(j),
+                        Some(false) => EntryStep::Invalid(
+                            j,
+                            format!("unexpected text after the json body of `{}`", self.name),
+                        ),
+                    };
+                }
             }
         }
     }
 
     fn begin_param(&mut self, name: String, syntax: ParamSyntax, sink: &mut CallSink<'_>) {
-        self.ty = match self.flag.take() {
-            Some(ty) => ty,
-            None => sink
-                .catalog
+        let catalog = sink.catalog;
+        let schema = || {
+            catalog
                 .get(&self.name)
-                .and_then(|shape| shape.param(&name))
-                .unwrap_or(ParamType::String),
+                .and_then(|shape| shape.typing(&name))
+                .unwrap_or((ParamType::String, false))
         };
+        (self.ty, self.nullable, self.fallback) = match self.flag {
+            // `string="true"`: the raw text is the string, whatever the schema says.
+            Some(ParamType::String) => (ParamType::String, false, None),
+            // `string="false"`: JSON, else as the schema says.
+            Some(flag) => {
+                let (ty, nullable) = schema();
+                (flag, nullable, Some(ty))
+            }
+            None => {
+                let (ty, nullable) = schema();
+                (ty, nullable, None)
+            }
+        };
+        self.flag = None;
+        self.maybe_null = self.ty == ParamType::String && self.nullable;
         self.param_close = match syntax {
             ParamSyntax::TagPerParam => format!("</{name}>"),
             ParamSyntax::DsmlParameter => "</｜DSML｜parameter>".to_owned(),
@@ -310,7 +494,7 @@ impl Entry {
         head.push('"');
         escape_json_into(&name, &mut head);
         head.push_str("\":");
-        if self.ty == ParamType::String {
+        if self.ty == ParamType::String && !self.maybe_null {
             head.push('"');
         }
         self.emit(sink, &head);
@@ -325,14 +509,34 @@ impl Entry {
             return false;
         };
         let value = if self.ty == ParamType::String {
+            if std::mem::take(&mut self.maybe_null) {
+                // Nothing of the value went out: it may be `null` or `None`.
+                if is_null_word(&raw) {
+                    self.emit(sink, "null");
+                    return self.insert(Value::Null);
+                }
+                self.emit(sink, "\"");
+                if let Some((index, _)) = &self.call {
+                    sink.args_escaped(*index, &raw);
+                }
+            }
             self.emit(sink, "\"");
             Value::String(raw.into_owned())
         } else {
-            let value = typed_value(&raw, self.ty);
+            let value = match self.fallback.take() {
+                Some(schema) => serde_json::from_str(raw.trim())
+                    .unwrap_or_else(|_| xml_value(&raw, schema, self.nullable)),
+                None => xml_value(&raw, self.ty, self.nullable),
+            };
             let text = value.to_string();
             self.emit(sink, &text);
             value
         };
+        self.insert(value)
+    }
+
+    /// The current parameter's value is `value`.
+    fn insert(&mut self, value: Value) -> bool {
         self.args.insert(std::mem::take(&mut self.param), value);
         true
     }
@@ -346,10 +550,25 @@ impl Entry {
         self.value.1 = sink.base + to;
         let s = &input[from..to];
         if self.ty == ParamType::String
-            && let Some((index, _)) = &self.call
+            && let Some(&(index, _)) = self.call.as_ref()
         {
+            if self.maybe_null {
+                // At most four bytes are held: more cannot be `null` or `None`.
+                let held = self.value.1 - self.value.0 <= 4
+                    && sink
+                        .region_text(self.value.0, self.value.1)
+                        .is_some_and(|text| may_be_null_word(&text));
+                if held {
+                    return;
+                }
+                self.maybe_null = false;
+                sink.args(index, "\"");
+                if let Some(before) = sink.region_text(self.value.0, sink.base + from) {
+                    sink.args_escaped(index, &before);
+                }
+            }
             // Escaped straight into the event: no copy of the delta in between.
-            sink.args_escaped(*index, s);
+            sink.args_escaped(index, s);
         }
     }
 
@@ -421,6 +640,15 @@ impl Entry {
             Some(true) => return Some(Some(close.len())),
             None if !eof => return None,
             _ => {}
+        }
+        if spec.block_ends_entry()
+            && let Some(block) = spec.block_close
+        {
+            match starts(next, block.as_bytes()) {
+                Some(true) => return Some(Some(close.len())),
+                None if !eof => return None,
+                _ => {}
+            }
         }
         let next_str = match std::str::from_utf8(next) {
             Ok(s) => s,

@@ -80,6 +80,18 @@ impl XmlSpec {
         }
     }
 
+    /// Whether the block's closing tag also ends an entry that lacks its own
+    /// (Qwen3-Coder: `</parameter></tool_call>` without `</function>`).
+    pub(super) fn block_ends_entry(&self) -> bool {
+        matches!(self.entry, EntrySyntax::FunctionEq)
+    }
+
+    /// Whether an entry's body may be one JSON object instead of parameters
+    /// (DSML V4: `<｜DSML｜invoke name="NAME">{"a": 1}</｜DSML｜invoke>`).
+    pub(super) fn json_body(&self) -> bool {
+        matches!(self.entry, EntrySyntax::DsmlInvoke)
+    }
+
     pub(super) fn single(&self) -> bool {
         matches!(
             self.entry,
@@ -281,4 +293,38 @@ pub(crate) fn typed_value(raw: &str, ty: ParamType) -> Value {
         (ParamType::Any, Some(v)) => v,
         _ => Value::String(raw.to_owned()),
     }
+}
+
+/// Converts a finished XML value by its schema type, reading the Python
+/// spellings models write besides JSON's: `True`/`False` for a boolean, and
+/// `None` (like `null`) for a parameter whose schema allows `null`. Anything
+/// else is [`typed_value`].
+pub(crate) fn xml_value(raw: &str, ty: ParamType, nullable: bool) -> Value {
+    if nullable
+        && is_null_word(if ty == ParamType::String {
+            raw
+        } else {
+            raw.trim()
+        })
+    {
+        return Value::Null;
+    }
+    if ty == ParamType::Boolean {
+        match raw.trim() {
+            "True" => return Value::Bool(true),
+            "False" => return Value::Bool(false),
+            _ => {}
+        }
+    }
+    typed_value(raw, ty)
+}
+
+/// `null` or Python's `None`.
+pub(crate) fn is_null_word(s: &str) -> bool {
+    matches!(s, "null" | "None")
+}
+
+/// Whether a nullable string's text so far may still become `null` or `None`.
+pub(crate) fn may_be_null_word(s: &str) -> bool {
+    "null".starts_with(s) || "None".starts_with(s)
 }

@@ -52,7 +52,7 @@ pub enum RouteEvent {
         /// The first error of the stream, if any.
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
-        /// Structured calls that were cut off; never run.
+        /// Calls that were cut off, structured or in the text; never run.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         partial_calls: Vec<PartialCall>,
     },

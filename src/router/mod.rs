@@ -7,6 +7,7 @@
 //! [`TurnOutcome`] collects a turn's events into the normalised summary and the
 //! follow-up messages in the provider's dialect.
 
+mod cut_text;
 mod driver;
 mod event;
 mod outcome;

@@ -38,7 +38,8 @@ pub struct TurnOutcome {
     pub stop: StopReason,
     /// The first provider error.
     pub error: Option<String>,
-    /// Structured calls that were cut off.
+    /// Calls that were cut off, never run: structured calls, then calls in
+    /// the text (whose unfinished markup is also in `text`).
     pub partial_calls: Vec<PartialCall>,
     /// Calls the provider ran itself.
     pub server_calls: Vec<Value>,

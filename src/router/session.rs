@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use toolrouter_providers::{
-    AdapterConfig, ArgumentsRule, ErrorKind, ProviderDelta, StopReason, TurnStatus, Wire,
-    WireAdapter,
+    AdapterConfig, ArgumentsRule, ErrorKind, PartialCall, ProviderDelta, StopReason, TurnStatus,
+    Wire, WireAdapter,
 };
 
+use super::cut_text::CutTextCalls;
 use super::event::RouteEvent;
 use super::structured::StructuredCalls;
 use crate::convert::Dialect;
@@ -22,12 +23,16 @@ use crate::detect::{DetectConfig, StreamDetector};
 /// `CallEnd` events as the provider's structured calls, with one index sequence.
 /// Structured calls are assembled here (not by the detector, which parses text
 /// only), under the same [`ArgumentsRule`] as the providers-only `TurnCollector`,
-/// bounded by [`DetectConfig::max_call_bytes`].
+/// bounded by [`DetectConfig::max_call_bytes`]. A call in the text that the
+/// stream cut off stays in the text (the detector's `Unfinished` diagnostic)
+/// and is one of the turn's `partial_calls`, as a structured call cut off is.
 pub struct RouteSession {
     wire: Wire,
     adapter: Box<dyn WireAdapter>,
     detector: StreamDetector,
     structured: StructuredCalls,
+    /// Text calls cut off.
+    cut_text: CutTextCalls,
     status: TurnStatus,
     deltas: Vec<ProviderDelta>,
     detected: Vec<DetectEvent>,
@@ -65,6 +70,7 @@ impl RouteSession {
             adapter: wire.adapter_with(adapter),
             detector: StreamDetector::new(catalog, detect),
             structured: StructuredCalls::new(rule, Dialect::format_for_wire(wire)),
+            cut_text: CutTextCalls::default(),
             status: TurnStatus::new(),
             deltas: Vec::new(),
             detected: Vec::new(),
@@ -109,7 +115,7 @@ impl RouteSession {
         out.push(RouteEvent::Finish {
             stop,
             error: self.status.error().map(str::to_owned),
-            partial_calls: self.structured.partial_calls(),
+            partial_calls: self.partial_calls(),
         });
     }
 
@@ -136,8 +142,15 @@ impl RouteSession {
         out.push(RouteEvent::Finish {
             stop: StopReason::Error,
             error: self.status.error().map(str::to_owned),
-            partial_calls: self.structured.partial_calls(),
+            partial_calls: self.partial_calls(),
         });
+    }
+
+    /// The calls cut off: structured ones, then those in the text.
+    fn partial_calls(&self) -> Vec<PartialCall> {
+        let mut calls = self.structured.partial_calls();
+        calls.extend(self.cut_text.partial_calls());
+        calls
     }
 
     fn drain_deltas(&mut self, out: &mut Vec<RouteEvent>) {
@@ -197,6 +210,7 @@ impl RouteSession {
             if matches!(event, DetectEvent::CallEnd { .. }) {
                 self.n_completed += 1;
             }
+            self.cut_text.observe(&event);
             out.push(event.into());
         }
     }

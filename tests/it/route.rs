@@ -170,3 +170,30 @@ fn calls_run_and_results_come_back_in_call_order() {
         assert!(text.contains(name), "{text}");
     }
 }
+
+/// Issue 24: a Hermes call in the text cut by `max_tokens` stays in the text,
+/// is never run, and is the summary's one partial call, named, with no id.
+#[test]
+fn a_text_call_cut_by_max_tokens_is_a_partial_call() {
+    let stream = crate::support::repo_root()
+        .join("tests")
+        .join("data")
+        .join("route")
+        .join("openai-chat.hermes-cut.sse");
+    let expect_path = stream.with_file_name("openai-chat.hermes-cut.sse.expect.json");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(&expect_path).expect("read expectation"))
+            .expect("expectation is JSON");
+    for chunk in [1, 9, 4096] {
+        let actual = route_summary(&stream, chunk);
+        // Compared whole: a text call's partial call has no id at all (the
+        // fixtures' `null` means "made up" for completed calls).
+        let mut summary = actual.as_object().cloned().expect("an object");
+        assert_eq!(
+            summary.remove("results"),
+            Some(serde_json::json!([])),
+            "never run (chunk {chunk})"
+        );
+        assert_eq!(Value::Object(summary), expected, "chunk {chunk}");
+    }
+}

@@ -22,6 +22,9 @@ impl StreamDetector {
         let region = std::mem::take(&mut self.region);
         let record = std::mem::take(&mut self.record);
         let region_len = region.len() + record.uncopied;
+        if self.echo_accept(&record, region_len, out) {
+            return;
+        }
         self.mode = Mode::Text;
         debug_assert!(
             !record.gives_back() || record.uncopied == 0,
@@ -30,7 +33,7 @@ impl StreamDetector {
         if record.completed == 0 && !record.kept {
             // Markup of the dialect naming only unknown tools still shows the
             // stream speaks it (harmony's later headers count from then on).
-            if !record.text_spans.is_empty() {
+            if record.text_spans.iter().any(|s| s.broken.is_none()) {
                 self.seen.insert(format);
             }
             self.give_back_all(
@@ -54,6 +57,11 @@ impl StreamDetector {
         if self.boundary {
             self.held_ws = 0;
         }
+        self.echo_source(
+            format,
+            region,
+            record.completed > 0 && record.text_spans.is_empty(),
+        );
     }
 
     /// The region did not end as a call: give back what is not a finished call.
@@ -68,6 +76,7 @@ impl StreamDetector {
         floor: usize,
         out: &mut EventBatch,
     ) {
+        self.echo_release(out);
         let region = std::mem::take(&mut self.region);
         let record = std::mem::take(&mut self.record);
         self.mode = match fence {
@@ -86,7 +95,10 @@ impl StreamDetector {
         for event in record.deferred {
             out.push(event);
         }
-        let cut = record.committed_to.min(region.len());
+        // The calls and the elements given back on their own stand; the rest
+        // goes back as one piece.
+        let spans_end = record.text_spans.last().map_or(0, |s| s.end);
+        let cut = record.committed_to.max(spans_end).min(region.len());
         self.give_back_spans(&region, &record.text_spans, cut, floor, out);
         let rest = &region[cut..];
         out.push(DetectEvent::Malformed {
@@ -117,11 +129,7 @@ impl StreamDetector {
             Some(span)
                 if kind != DiagnosticKind::Unfinished && kind != DiagnosticKind::LimitExceeded =>
             {
-                (
-                    DiagnosticKind::UnknownTool,
-                    Some(span.name.clone()),
-                    format!("`{}` is not a registered tool", span.name),
-                )
+                span.diagnostic()
             }
             _ => (kind, None, message),
         };
@@ -141,7 +149,7 @@ impl StreamDetector {
         self.emit_text(&region[ws..], floor, out);
     }
 
-    /// Gives back the unknown tools' elements (`spans`) that end by `end`,
+    /// Gives back the elements of unknown tools and broken calls (`spans`) that end by `end`,
     /// and records the rest of `region[..end]` as call regions.
     fn give_back_spans(
         &mut self,
@@ -154,34 +162,18 @@ impl StreamDetector {
         let mut pos = 0;
         for span in spans.iter().filter(|s| s.end <= end) {
             self.add_region(self.region_at + pos..self.region_at + span.start);
-            self.give_back_span(
-                &region[span.start..span.end],
-                span.format,
-                Some(span.name.clone()),
-                floor,
-                out,
-            );
+            self.give_back_span(&region[span.start..span.end], span, floor, out);
             pos = span.end;
         }
         self.add_region(self.region_at + pos..self.region_at + end);
     }
 
-    fn give_back_span(
-        &mut self,
-        raw: &str,
-        format: WireFormat,
-        name: Option<String>,
-        floor: usize,
-        out: &mut EventBatch,
-    ) {
-        let message = match &name {
-            Some(n) => format!("`{n}` is not a registered tool"),
-            None => "not a call".to_owned(),
-        };
+    fn give_back_span(&mut self, raw: &str, span: &TextSpan, floor: usize, out: &mut EventBatch) {
+        let (kind, name, message) = span.diagnostic();
         out.push(DetectEvent::Malformed {
             diagnostic: Diagnostic {
-                kind: DiagnosticKind::UnknownTool,
-                format,
+                kind,
+                format: span.format,
                 name,
                 message,
                 raw: raw.to_owned(),

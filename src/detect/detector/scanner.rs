@@ -7,8 +7,10 @@ use crate::core::WireFormat;
 use super::super::batch::EventBatch;
 use super::super::config::MAX_PROBE_BYTES;
 use super::super::format::{CallParser, Probe, ProbeContext, TextFormat};
+use super::super::formats::framing::probe_tokens;
 use super::super::scan::{find1, find2, find3, leading_ws};
 use super::super::sink::RegionRecord;
+use super::super::table::framing_may_follow;
 use super::{Mode, StreamDetector, floor_char_boundary, reserve_region};
 
 /// What the dialects' probes decided at a stop byte.
@@ -159,10 +161,66 @@ impl StreamDetector {
         best.map(|p| p + from)
     }
 
-    /// Probes the enabled formats, in registration order, at `at`.
+    /// Probes the enabled formats, in registration order, at `at`; where none
+    /// matches, their framing tokens.
     #[inline]
     pub(super) fn probe(&self, at: usize, eof: bool) -> ProbeOutcome {
-        self.probe_with(at, usize::MAX, eof, |_| true)
+        match self.probe_with(at, usize::MAX, eof, |_| true) {
+            ProbeOutcome::NoMatch => self.probe_framing(at, eof),
+            decided => decided,
+        }
+    }
+
+    /// A framing token of an enabled dialect at `at` (`formats/framing.rs`):
+    /// a kept region reported in the format of the first dialect listing it.
+    #[inline]
+    fn probe_framing(&self, at: usize, eof: bool) -> ProbeOutcome {
+        let bytes = self.pending.as_bytes();
+        if let Some(&second) = bytes.get(at + 1)
+            && !framing_may_follow(second)
+        {
+            return ProbeOutcome::NoMatch;
+        }
+        self.probe_framing_tokens(at, eof)
+    }
+
+    /// The enabled dialects' framing tokens at `at`, in probing order.
+    #[cold]
+    fn probe_framing_tokens(&self, at: usize, eof: bool) -> ProbeOutcome {
+        let (input, cx) = self.probe_window(at, usize::MAX, eof);
+        let mut undecided = false;
+        for recogniser in self.table.candidates(self.pending.as_bytes()[at]) {
+            let tokens = recogniser.text.framing();
+            if tokens.is_empty() {
+                continue;
+            }
+            match probe_tokens(input, tokens, &cx) {
+                Probe::NoMatch => {}
+                Probe::NeedMore => undecided = true,
+                Probe::Match(parser) => return ProbeOutcome::Match(parser, recogniser.format),
+            }
+        }
+        if undecided {
+            ProbeOutcome::NeedMore
+        } else {
+            ProbeOutcome::NoMatch
+        }
+    }
+
+    /// The look-ahead at `at` (at most up to `limit`) and what a probe knows.
+    #[inline]
+    fn probe_window(&self, at: usize, limit: usize, eof: bool) -> (&str, ProbeContext<'_>) {
+        let end = self.pending.len().min(at + MAX_PROBE_BYTES).min(limit);
+        let end = floor_char_boundary(&self.pending, end);
+        let capped = end < self.pending.len();
+        let cx = ProbeContext {
+            catalog: &self.catalog,
+            eof: eof || capped,
+            at_start: self.at_start,
+            seen: self.seen,
+            config: &self.config,
+        };
+        (&self.pending[at..end], cx)
     }
 
     /// Probes at `at`, seeing at most up to `limit` (an outer look-ahead's end).
@@ -174,21 +232,12 @@ impl StreamDetector {
         filter: impl Fn(&dyn TextFormat) -> bool,
     ) -> ProbeOutcome {
         let c = self.pending.as_bytes()[at];
-        let end = self.pending.len().min(at + MAX_PROBE_BYTES).min(limit);
-        let end = floor_char_boundary(&self.pending, end);
-        let capped = end < self.pending.len();
-        let cx = ProbeContext {
-            catalog: &self.catalog,
-            eof: eof || capped,
-            at_start: self.at_start,
-            seen: self.seen,
-            config: &self.config,
-        };
+        let (input, cx) = self.probe_window(at, limit, eof);
         for recogniser in self.table.candidates(c) {
             if !filter(recogniser.text) {
                 continue;
             }
-            match recogniser.text.probe(&self.pending[at..end], &cx) {
+            match recogniser.text.probe(input, &cx) {
                 Probe::NoMatch => {}
                 Probe::NeedMore => return ProbeOutcome::NeedMore,
                 Probe::Match(parser) => return ProbeOutcome::Match(parser, recogniser.format),
@@ -217,6 +266,8 @@ impl StreamDetector {
             defer_end: fence.is_some(),
             ..RegionRecord::default()
         };
+        // `boundary`: only whitespace since the last region.
+        self.echo_begin(format, self.boundary && fence.is_none());
         self.held_ws = 0;
         self.boundary = false;
         self.mode = Mode::Call {

@@ -1,9 +1,12 @@
 //! Cohere Command R7B and Command A: blocks of
 //! `<|START_THINKING|>plan<|END_THINKING|>` (reasoning),
 //! `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "NAME", "parameters": {...}}, ...]<|END_ACTION|>`
-//! (calls; `tool_call_id` is kept as the call id) and
+//! (calls; `tool_call_id` is kept as the call id; one call object without
+//! the list is read too) and
 //! `<|START_RESPONSE|>text<|END_RESPONSE|>` (the visible answer: the two
-//! wrappers are removed, the text between them is ordinary text).
+//! wrappers are removed, the text between them is ordinary text; Command A
+//! also writes `<|START_TEXT|>text<|END_TEXT|>`, removed the same way).
+//! The end of the turn, `<|END_OF_TURN_TOKEN|>`, is removed too.
 //! All markers are special tokens, recognised anywhere.
 
 use crate::core::WireFormat;
@@ -19,6 +22,9 @@ const THINKING: &str = "<|START_THINKING|>";
 const THINKING_END: &str = "<|END_THINKING|>";
 const RESPONSE: &str = "<|START_RESPONSE|>";
 const RESPONSE_END: &str = "<|END_RESPONSE|>";
+const TEXT: &str = "<|START_TEXT|>";
+const TEXT_END: &str = "<|END_TEXT|>";
+const END_OF_TURN: &str = "<|END_OF_TURN_TOKEN|>";
 
 static KEYS: CallKeys = CallKeys {
     name: &["tool_name", "name"],
@@ -33,6 +39,14 @@ static SPEC: ListSpec = ListSpec {
     close: Some("<|END_ACTION|>"),
 };
 
+/// One call object instead of the list (`<|START_ACTION|>{..}<|END_ACTION|>`).
+static SINGLE: ListSpec = ListSpec {
+    format: WireFormat::Cohere,
+    keys: &KEYS,
+    body: Body::Objects { separator: None },
+    close: Some("<|END_ACTION|>"),
+};
+
 /// The Cohere dialect.
 pub(crate) struct Cohere;
 
@@ -43,11 +57,18 @@ impl TextFormat for Cohere {
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
         let bytes = input.as_bytes();
+        // Every marker starts `<|`: other start bytes are decided at once.
+        if bytes.get(1).is_some_and(|&b| b != b'|') {
+            return Probe::NoMatch;
+        }
         // `<|START_` / `<|END_` first, then which block.
         for (tag, kind) in [
             (THINKING, Block::Thinking),
             (RESPONSE, Block::Wrapper),
             (RESPONSE_END, Block::Wrapper),
+            (TEXT, Block::Wrapper),
+            (TEXT_END, Block::Wrapper),
+            (END_OF_TURN, Block::Wrapper),
         ] {
             match starts(bytes, tag.as_bytes()) {
                 Some(true) => {
@@ -60,7 +81,10 @@ impl TextFormat for Cohere {
                 _ => {}
             }
         }
-        probe_list(input, ACTION, true, &SPEC, cx)
+        match probe_list(input, ACTION, true, &SPEC, cx) {
+            Probe::NoMatch => probe_list(input, ACTION, true, &SINGLE, cx),
+            verdict => verdict,
+        }
     }
 }
 

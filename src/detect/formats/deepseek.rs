@@ -7,7 +7,9 @@
 //! - V3.1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{..}<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`.
 //!
 //! Both are on by default and share this module: the probe of each accepts
-//! only its own call header, so at most one matches.
+//! only its own call header, so at most one matches. The end of sentence,
+//! `<｜end▁of▁sentence｜>` (after the section, or after the answer), is a framing
+//! token, removed from the text.
 
 use crate::core::WireFormat;
 
@@ -16,9 +18,12 @@ use super::super::scan::{leading_ws, starts};
 use super::super::section_call::{
     DEEPSEEK_FUNCTION, DEEPSEEK_SEP, Header, SectionParser, SectionSpec,
 };
+use super::framing::DEEPSEEK_EOS;
 
 const OPEN: &str = "<｜tool▁calls▁begin｜>";
 const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
+/// DeepSeek's end of sentence.
+const FRAMING: &[&str] = &[DEEPSEEK_EOS];
 
 /// Which DeepSeek header follows the first call's begin token.
 fn style(input: &str, cx: &ProbeContext<'_>) -> Result<Header, Probe> {
@@ -70,6 +75,10 @@ impl TextFormat for DeepSeekV3 {
         b"<"
     }
 
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
+    }
+
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
         match style(input, cx) {
             Ok(Header::DeepSeekV3) => parser(WireFormat::DeepSeekV3, Header::DeepSeekV3),
@@ -85,6 +94,10 @@ pub(crate) struct DeepSeekV31;
 impl TextFormat for DeepSeekV31 {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

@@ -3,8 +3,10 @@
 //! with `<｜DSML｜parameter name="P" string="true|false">value</｜DSML｜parameter>`.
 //!
 //! The `string` flag types the value (`true`: the raw text is the string;
-//! `false`: the text is JSON, kept as a string if it does not parse); the
-//! tool's schema types it only when the flag is absent.
+//! `false`: the text is JSON, and text that is not JSON is typed as without
+//! the flag); the tool's schema types it when the flag is absent. An invoke's
+//! body may instead be one JSON object, the arguments (streamed raw). The end
+//! of sentence, `<｜end▁of▁sentence｜>`, is a framing token (removed from the text).
 
 use crate::core::WireFormat;
 
@@ -12,12 +14,15 @@ use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::xml_call::XmlCallParser;
 use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::anthropic_invoke::tag_then;
+use super::framing::DEEPSEEK_EOS;
 
 /// The two block names: (open, close).
 const BLOCKS: [(&str, &str); 2] = [
     ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
     ("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>"),
 ];
+/// DeepSeek's end of sentence.
+const FRAMING: &[&str] = &[DEEPSEEK_EOS];
 
 /// The DeepSeek DSML dialect.
 pub(crate) struct DeepSeekDsml;
@@ -25,6 +30,10 @@ pub(crate) struct DeepSeekDsml;
 impl TextFormat for DeepSeekDsml {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

@@ -5,7 +5,9 @@
 //! escapes: the content is kept byte-exact), numbers and `true`/`false` are
 //! bare, lists `[…]` and objects `{k:v}` nest. One call per block; blocks back
 //! to back are parallel calls. `<|tool_call>` shares its first bytes with
-//! Granite's `<|tool_call|>`; the byte after `call` tells them apart.
+//! Granite's `<|tool_call|>`; the byte after `call` tells them apart. The end
+//! of a turn (Gemma 4's `<turn|>`, Gemma 2 and 3's `<end_of_turn>`) is a
+//! framing token (removed from the text).
 
 use crate::core::{DiagnosticKind, JsonObject, WireFormat};
 
@@ -20,6 +22,8 @@ const OPEN: &str = "<|tool_call>call:";
 const CLOSE: &str = "<tool_call|>";
 const THOUGHT: &str = "<|channel>thought";
 const THOUGHT_CLOSE: &str = "<channel|>";
+/// The end of a turn: Gemma 4's, then Gemma 2 and 3's.
+const FRAMING: &[&str] = &["<turn|>", "<end_of_turn>"];
 
 /// The Gemma 4 dialect.
 pub(crate) struct Gemma4;
@@ -27,6 +31,10 @@ pub(crate) struct Gemma4;
 impl TextFormat for Gemma4 {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

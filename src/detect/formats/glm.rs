@@ -12,6 +12,9 @@
 //! after the name is [`WireFormat::Glm45`], none is [`WireFormat::Glm47`]. A
 //! stream that enables only one of them accepts both layouts and reports that
 //! one.
+//!
+//! The tokens that end GLM's turn (`<|user|>`, `<|observation|>` after a call,
+//! `<|endoftext|>`) are framing tokens, removed from the text.
 
 use crate::core::WireFormat;
 
@@ -20,12 +23,15 @@ use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::scan::starts;
 use super::super::xml_call::XmlCallParser;
 use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
+use super::framing::ENDOFTEXT;
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
 const ARG_KEY: &str = "<arg_key>";
 /// The longest tool name a probe reads.
 const MAX_NAME: usize = 128;
+/// The tokens that end GLM's turn: the next role's header, and end of text.
+const FRAMING: &[&str] = &["<|user|>", "<|observation|>", ENDOFTEXT];
 
 /// GLM-4.5/4.6: whitespace between the name and the first tag.
 pub(crate) struct Glm45;
@@ -38,6 +44,10 @@ impl TextFormat for Glm45 {
         b"<"
     }
 
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
+    }
+
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
         probe(WireFormat::Glm45, WireFormat::Glm47, input, cx)
     }
@@ -46,6 +56,10 @@ impl TextFormat for Glm45 {
 impl TextFormat for Glm47 {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

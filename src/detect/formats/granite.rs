@@ -3,7 +3,8 @@
 //! string). `<tool_call>` is shared with Hermes (`{` next), Qwen3-Coder
 //! (`<function=`) and GLM (a name): Granite's is the one followed by `[`.
 //! Key order is free (3.1+ often writes `arguments` first); several objects in
-//! the array are parallel calls.
+//! the array are parallel calls. The end of a message, `<|end_of_text|>`, is a
+//! framing token (removed from the text).
 
 use crate::core::WireFormat;
 
@@ -12,6 +13,8 @@ use super::super::json_list::{Body, ListSpec, probe_list};
 
 const TOKEN: &str = "<|tool_call|>";
 const TAG: &str = "<tool_call>";
+/// The end of a message in Granite's chat template.
+const FRAMING: &[&str] = &["<|end_of_text|>"];
 
 static SPEC: ListSpec = ListSpec::name_arguments(WireFormat::Granite, Body::Array, None);
 
@@ -21,6 +24,10 @@ pub(crate) struct Granite;
 impl TextFormat for Granite {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

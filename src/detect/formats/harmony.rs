@@ -6,11 +6,13 @@
 //! `<|call|>`). The detector sees it as a sequence of small regions:
 //!
 //! - a message addressed `to=functions.NAME` (in the role or the channel
-//!   section) is one call region: header, JSON arguments (streamed raw), and
-//!   the `<|call|>` token if present; an unknown NAME makes the whole message
-//!   text again, as for every dialect;
-//! - an `analysis` message, or one addressed to anything other than
-//!   `functions.` (built-in tools such as `python`), is one reasoning region:
+//!   section), or `to=NAME` naming a registered tool, is one call region:
+//!   header, JSON arguments (streamed raw), and the `<|call|>` token if
+//!   present, with a channel word the model may write after it when the next
+//!   header follows (`<|call|>commentary<|start|>…`); an unknown NAME makes
+//!   the whole message text again, as for every dialect;
+//! - an `analysis` message, or one addressed to anything else (built-in
+//!   tools such as `python`), is one reasoning region:
 //!   its content comes out as `Reasoning`, never as text;
 //! - the header of any other message (`final`, and `commentary` preambles
 //!   meant for the user) is a kept region; its content is left to the scanner
@@ -18,11 +20,12 @@
 //!
 //! Harmony changes what text means, so it is recognised only where a harmony
 //! output can start: a header at the start of the message (nothing visible
-//! before), and anywhere once the stream has shown a harmony region.
+//! before), and anywhere once the stream has shown a harmony region. The end
+//! tokens are framing tokens too: never text, even where no header counts.
 
 use memchr::memmem;
 
-use crate::core::{DiagnosticKind, WireFormat};
+use crate::core::{DiagnosticKind, ToolCatalog, WireFormat};
 
 use super::super::format::{CallParser, Parsed, Probe, ProbeContext, TextFormat};
 use super::super::json_call::{ArgsCapture, Verdict};
@@ -40,8 +43,12 @@ const RETURN: &str = "<|return|>";
 const CALL: &str = "<|call|>";
 /// The tokens that end a message.
 const END_TOKENS: [&str; 3] = [END, RETURN, CALL];
+/// The end tokens, removed from the text wherever they are.
+const FRAMING: &[&str] = &END_TOKENS;
 /// The recipient prefix of function calls.
 const FUNCTIONS: &str = "functions.";
+/// The channel words.
+const CHANNELS: [&str; 3] = ["analysis", "commentary", "final"];
 
 /// The harmony dialect.
 pub(crate) struct Harmony;
@@ -49,6 +56,10 @@ pub(crate) struct Harmony;
 impl TextFormat for Harmony {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
@@ -68,7 +79,7 @@ impl TextFormat for Harmony {
             }
         }
         match header(input) {
-            HeaderProbe::Header(head) => Probe::Match(head.parser()),
+            HeaderProbe::Header(head) => Probe::Match(head.parser(cx.catalog)),
             HeaderProbe::NeedMore => cx.need_more(),
             HeaderProbe::NoMatch if undecided => cx.need_more(),
             HeaderProbe::NoMatch => Probe::NoMatch,
@@ -89,11 +100,14 @@ struct Header<'a> {
 
 impl Header<'_> {
     /// The parser of the region this header opens.
-    fn parser(&self) -> Box<dyn CallParser> {
+    fn parser(&self, catalog: &ToolCatalog) -> Box<dyn CallParser> {
         match self.recipient {
             Some(to) if to.len() > FUNCTIONS.len() && to.starts_with(FUNCTIONS) => {
                 Box::new(HarmonyCall::new(self.len, &to[FUNCTIONS.len()..]))
             }
+            // A registered tool without the namespace is that tool; any other
+            // recipient is a built-in (`python`, `browser.search`).
+            Some(to) if catalog.contains(to) => Box::new(HarmonyCall::new(self.len, to)),
             Some(_) => Box::new(Hidden {
                 head_left: self.len,
             }),
@@ -264,8 +278,11 @@ enum CallState {
     Body,
     /// Inside the arguments object (raw scan). -> After.
     Json,
-    /// After the arguments: whitespace and an optional `<|call|>`. -> done.
+    /// After the arguments: whitespace and an optional `<|call|>`. -> Stray / done.
     After,
+    /// After `<|call|>`: a channel word the model wrote before the next
+    /// header (`commentary<|start|>`) belongs to the call. -> done.
+    Stray,
 }
 
 /// A message addressed `to=functions.NAME`: header, JSON arguments, `<|call|>`.
@@ -361,7 +378,8 @@ impl CallParser for HarmonyCall {
                             if let Err(p) = self.finish_args(i, sink) {
                                 return p;
                             }
-                            return self.done(j + CALL.len(), sink);
+                            i = j + CALL.len();
+                            self.state = CallState::Stray;
                         }
                         None if !eof => return Parsed::need_more(i),
                         _ => {
@@ -395,10 +413,19 @@ impl CallParser for HarmonyCall {
                             Parsed::need_more(i)
                         };
                     }
-                    return match starts(&bytes[j..], CALL.as_bytes()) {
-                        Some(true) => self.done(j + CALL.len(), sink),
-                        None if !eof => Parsed::need_more(i),
-                        _ => self.done(i, sink),
+                    match starts(&bytes[j..], CALL.as_bytes()) {
+                        Some(true) => {
+                            i = j + CALL.len();
+                            self.state = CallState::Stray;
+                        }
+                        None if !eof => return Parsed::need_more(i),
+                        _ => return self.done(i, sink),
+                    }
+                }
+                CallState::Stray => {
+                    return match stray_channel(&bytes[i..], eof) {
+                        Some(n) => self.done(i + n, sink),
+                        None => Parsed::need_more(i),
                     };
                 }
             }
@@ -406,9 +433,31 @@ impl CallParser for HarmonyCall {
     }
 }
 
+/// At the bytes after a call's `<|call|>`: the length of a channel word
+/// directly followed by the next header (`<|start|>` or `<|channel|>`), `0`
+/// when anything else follows, `None` when it cannot tell yet.
+fn stray_channel(rest: &[u8], eof: bool) -> Option<usize> {
+    for word in CHANNELS {
+        let after = match starts(rest, word.as_bytes()) {
+            Some(true) => &rest[word.len()..],
+            None if !eof => return None,
+            _ => continue,
+        };
+        for next in [START, CHANNEL] {
+            match starts(after, next.as_bytes()) {
+                Some(true) => return Some(word.len()),
+                None if !eof => return None,
+                _ => {}
+            }
+        }
+        return Some(0);
+    }
+    Some(0)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{HeaderProbe, header};
+    use super::{HeaderProbe, header, stray_channel};
 
     /// (length, channel, recipient) of a header that matched.
     fn parts(input: &str) -> Option<(usize, Option<&str>, Option<&str>)> {
@@ -438,6 +487,23 @@ mod tests {
             parts("<|channel|>final<|message|>Hi"),
             Some((27, Some("final"), None))
         );
+    }
+
+    #[test]
+    fn a_channel_word_after_a_call_counts_only_before_the_next_header() {
+        assert_eq!(
+            stray_channel(b"commentary<|start|>assistant", false),
+            Some(10)
+        );
+        assert_eq!(stray_channel(b"analysis<|channel|>", false), Some(8));
+        assert_eq!(stray_channel(b"final<|st", false), None);
+        assert_eq!(stray_channel(b"comm", false), None);
+        assert_eq!(stray_channel(b"", false), None);
+        assert_eq!(stray_channel(b"", true), Some(0));
+        assert_eq!(stray_channel(b"commentary", true), Some(0));
+        assert_eq!(stray_channel(b"commentary is next", false), Some(0));
+        assert_eq!(stray_channel(b"final<|end|>", false), Some(0));
+        assert_eq!(stray_channel(b"Done.", false), Some(0));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! Key order is free, `parameters` is accepted for `arguments`, an `arguments`
 //! string holding an object is decoded, and a call without arguments is `{}`.
-//! Several blocks in a row are parallel calls.
+//! Several blocks in a row are parallel calls. The end of a message and of the
+//! text (`<|im_end|>`, `<|endoftext|>`) are framing tokens, removed from the text.
 
 use crate::core::WireFormat;
 
@@ -12,8 +13,11 @@ use super::super::json_tokenizer::{Directive, JsonEvent};
 use super::super::scan::leading_ws;
 use super::super::sink::CallSink;
 use super::anthropic_invoke::tag_then;
+use super::framing::{ENDOFTEXT, IM_END};
 
 const OPEN: &str = "<tool_call>";
+/// Hermes (ChatML) and Qwen end of message and end of text.
+const FRAMING: &[&str] = &[IM_END, ENDOFTEXT];
 
 /// The Hermes dialect.
 pub(crate) struct Hermes;
@@ -21,6 +25,10 @@ pub(crate) struct Hermes;
 impl TextFormat for Hermes {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

@@ -8,7 +8,8 @@
 //! `<answer>…</answer>` after its `<think>` block: `<answer>` at the start of
 //! the message (only reasoning or whitespace before it) is a kept wrapper, and
 //! so is `</answer>` once this stream has shown the dialect. A `<tool_calls>`
-//! inside `<think>` is reasoning, like everything there.
+//! inside `<think>` is reasoning, like everything there. Jamba's end of
+//! message, `<|eom|>`, is a framing token (removed from the text).
 
 use crate::core::WireFormat;
 
@@ -20,6 +21,8 @@ use super::kept::KeptMarker;
 const OPEN: &str = "<tool_calls>";
 const ANSWER: &str = "<answer>";
 const ANSWER_END: &str = "</answer>";
+/// Jamba's end of message.
+const FRAMING: &[&str] = &["<|eom|>"];
 
 static SPEC: ListSpec =
     ListSpec::name_arguments(WireFormat::JambaHunyuan, Body::Array, Some("</tool_calls>"));
@@ -30,6 +33,10 @@ pub(crate) struct JambaHunyuan;
 impl TextFormat for JambaHunyuan {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

@@ -7,14 +7,21 @@
 //! only at the start of the message and only when its `name` (first key, or
 //! second after `"type": "function"`) is a registered tool, decided within the
 //! probe's look-ahead: JSON later in an answer, or naming anything else, is text.
+//!
+//! The tokens that end a Llama 3.x or 4 turn (`<|eot_id|>`, `<|eom_id|>` after
+//! a call, `<|end_of_text|>`, `<|eot|>`, `<|eom|>`) are framing tokens,
+//! removed from the text.
 
 use crate::core::WireFormat;
 
 use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::json_list::{Body, ListParser, ListSpec, probe_list};
 use super::super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
+use super::framing::LLAMA;
 
 const TAG: &str = "<|python_tag|>";
+/// Llama's end-of-turn tokens.
+const FRAMING: &[&str] = LLAMA;
 
 static SPEC: ListSpec = ListSpec::name_arguments(
     WireFormat::Llama3Json,
@@ -30,6 +37,10 @@ pub(crate) struct Llama3Json;
 impl TextFormat for Llama3Json {
     fn start_bytes(&self) -> &'static [u8] {
         b"<{"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

@@ -4,7 +4,8 @@
 //! rules (typed by schema, no entity decoding). One wrapper may hold several
 //! invokes (parallel calls). The chat template opens reasoning in the prompt
 //! (`<think>\n`), so the output starts inside it: a provider profile sets
-//! [`DetectConfig::start_in_reasoning`].
+//! [`DetectConfig::start_in_reasoning`]. The end of a message, `[e~[`, is a
+//! framing token (removed from the text).
 //!
 //! [`DetectConfig::start_in_reasoning`]: crate::detect::DetectConfig::start_in_reasoning
 
@@ -16,13 +17,19 @@ use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::anthropic_invoke::tag_then;
 
 const OPEN: &str = "<minimax:tool_call>";
+/// The chat template's end of a message (a special token).
+const FRAMING: &[&str] = &["[e~["];
 
 /// The MiniMax-M2 dialect.
 pub(crate) struct MinimaxM2;
 
 impl TextFormat for MinimaxM2 {
     fn start_bytes(&self) -> &'static [u8] {
-        b"<"
+        b"<["
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

@@ -10,6 +10,10 @@
 //!
 //! Magistral's reasoning `[THINK]…[/THINK]` is recognised at the start of the
 //! message (or anywhere with `reasoning_anywhere`), like `<think>`.
+//!
+//! The end-of-sequence token `</s>` is a framing token only where it ends the
+//! stream (nothing but whitespace after it): elsewhere it is HTML's
+//! strikethrough end tag, and stays text.
 
 use crate::core::{DiagnosticKind, WireFormat};
 
@@ -20,7 +24,10 @@ use super::super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatu
 use super::super::reasoning::ReasoningParser;
 use super::super::scan::starts;
 use super::super::sink::{CallSink, finished_call};
+use super::framing::probe_final_token;
 
+/// The end of sequence (a special token, and an HTML end tag).
+const EOS: &str = "</s>";
 const MARKER: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
@@ -47,10 +54,13 @@ pub(crate) struct Mistral;
 
 impl TextFormat for Mistral {
     fn start_bytes(&self) -> &'static [u8] {
-        b"["
+        b"<["
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {
+        if input.starts_with('<') {
+            return probe_final_token(input, EOS, cx);
+        }
         let bytes = input.as_bytes();
         if cx.at_start || cx.config.reasoning_anywhere {
             match starts(bytes, THINK.as_bytes()) {

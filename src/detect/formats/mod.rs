@@ -10,6 +10,7 @@ pub(crate) mod cohere;
 pub(crate) mod deepseek;
 pub(crate) mod deepseek_dsml;
 pub(crate) mod fenced;
+pub(crate) mod framing;
 pub(crate) mod gemma4;
 pub(crate) mod glm;
 pub(crate) mod granite;

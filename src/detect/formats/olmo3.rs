@@ -3,6 +3,8 @@
 //!
 //! `<function_calls>` also opens the Anthropic legacy dialect; what follows
 //! decides: `<invoke` is Anthropic's (probed first), a name and `(` is Olmo's.
+//! The end of a message and of the text (`<|im_end|>`, `<|endoftext|>`) are
+//! framing tokens (removed from the text).
 
 use crate::core::WireFormat;
 
@@ -10,9 +12,12 @@ use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::py_call::{ListSpec, PyListParser, call_name_byte};
 use super::super::scan::starts;
 use super::super::xml_syntax::{Open, match_open};
+use super::framing::{ENDOFTEXT, IM_END};
 
 const OPEN: &str = "<function_calls>";
 const CLOSE: &str = "</function_calls>";
+/// Olmo 3's end of message and end of text.
+const FRAMING: &[&str] = &[IM_END, ENDOFTEXT];
 
 /// The Olmo 3 dialect.
 pub(crate) struct Olmo3;
@@ -20,6 +25,10 @@ pub(crate) struct Olmo3;
 impl TextFormat for Olmo3 {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

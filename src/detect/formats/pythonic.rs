@@ -4,7 +4,9 @@
 //! `[` is everywhere in prose and Markdown, so a bare list opens only at `[`
 //! directly followed by a registered tool name and `(`: `[1]`, `[get_weather]`
 //! and `[links](…)` stay text. Keyword arguments are Python literals mapped to
-//! JSON and typed by the tool's schema (see `py_literal`).
+//! JSON and typed by the tool's schema (see `py_literal`). The tokens that end
+//! a Llama 3.x or 4 turn (`<|eot_id|>`, `<|eom|>`, …) are framing tokens,
+//! removed from the text.
 
 use crate::core::WireFormat;
 
@@ -12,9 +14,12 @@ use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::py_call::{ListSpec, PyListParser, call_name_byte};
 use super::super::xml_syntax::{Open, match_open};
 use super::anthropic_invoke::tag_then;
+use super::framing::LLAMA;
 
 const OPEN: &str = "<|python_start|>";
 const CLOSE: &str = "<|python_end|>";
+/// Llama's end-of-turn tokens.
+const FRAMING: &[&str] = LLAMA;
 
 /// The pythonic dialect.
 pub(crate) struct Pythonic;
@@ -22,6 +27,10 @@ pub(crate) struct Pythonic;
 impl TextFormat for Pythonic {
     fn start_bytes(&self) -> &'static [u8] {
         b"[<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

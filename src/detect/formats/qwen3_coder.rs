@@ -1,4 +1,9 @@
 //! Qwen3-Coder: `<tool_call><function=NAME><parameter=P>value</parameter></function></tool_call>`.
+//! The end of a message and of the text (`<|im_end|>`, `<|endoftext|>`) are
+//! framing tokens, removed from the text.
+//!
+//! A call lacking `</function>` ends at `</tool_call>` (after a value, the
+//! block's end counts as the next structural tag).
 
 use crate::core::WireFormat;
 
@@ -6,8 +11,11 @@ use super::super::format::{Probe, ProbeContext, TextFormat};
 use super::super::xml_call::XmlCallParser;
 use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::anthropic_invoke::tag_then;
+use super::framing::{ENDOFTEXT, IM_END};
 
 const OPEN: &str = "<tool_call>";
+/// Qwen's end of message and end of text.
+const FRAMING: &[&str] = &[IM_END, ENDOFTEXT];
 
 /// The Qwen3-Coder dialect.
 pub(crate) struct Qwen3Coder;
@@ -15,6 +23,10 @@ pub(crate) struct Qwen3Coder;
 impl TextFormat for Qwen3Coder {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

@@ -1,6 +1,8 @@
 //! Step-3: `<｜tool_calls_begin｜>` (full-width `｜`, plain `_`) holding calls
 //! `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME"><steptml:parameter name="P">value</steptml:parameter>…</steptml:invoke><｜tool_call_end｜>`,
-//! then `<｜tool_calls_end｜>`. Values are typed by the tool's schema.
+//! then `<｜tool_calls_end｜>`. Values are typed by the tool's schema. The end
+//! of a turn in Step-3's chat template, `<|EOT|>`, is a framing token (removed
+//! from the text).
 
 use crate::core::WireFormat;
 
@@ -10,6 +12,8 @@ use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::anthropic_invoke::tag_then;
 
 const OPEN: &str = "<｜tool_calls_begin｜>";
+/// The end of a turn.
+const FRAMING: &[&str] = &["<|EOT|>"];
 
 /// The Step-3 dialect.
 pub(crate) struct Step3;
@@ -17,6 +21,10 @@ pub(crate) struct Step3;
 impl TextFormat for Step3 {
     fn start_bytes(&self) -> &'static [u8] {
         b"<"
+    }
+
+    fn framing(&self) -> &'static [&'static str] {
+        FRAMING
     }
 
     fn probe(&self, input: &str, cx: &ProbeContext<'_>) -> Probe {

@@ -366,3 +366,45 @@ fn format_selection_disables_the_others() {
     );
     let _ = Invalid;
 }
+
+/// Issue 24: the Anthropic and Qwen3-Coder blocks share the XML parser, so a
+/// broken entry there goes back alone too.
+#[test]
+fn anthropic_and_qwen3_coder_broken_entries_go_back_alone() {
+    use super::dialects::broken_element_goes_back_alone;
+    let block = |invokes: &[String]| {
+        format!(
+            "<function_calls>\n{}\n</function_calls>",
+            invokes.join("\n")
+        )
+    };
+    let read = "<invoke name=\"read_file\">\n<parameter name=\"path\">a</parameter>\n</invoke>";
+    let ls = "<invoke name=\"ls\">\n</invoke>";
+    for bad in [
+        "<invoke name=\"read_file\">\nI will read a.rs.\n</invoke>",
+        "<invoke name=ls></invoke>",
+    ] {
+        broken_element_goes_back_alone(
+            block,
+            bad,
+            [
+                (read, "read_file", json!({"path": "a"})),
+                (ls, "ls", json!({})),
+            ],
+            AnthropicInvoke,
+        );
+    }
+    let block =
+        |functions: &[String]| format!("<tool_call>\n{}\n</tool_call>", functions.join("\n"));
+    let read = "<function=read_file>\n<parameter=path>\na\n</parameter>\n</function>";
+    let ls = "<function=ls>\n</function>";
+    broken_element_goes_back_alone(
+        block,
+        "<function=ls>\nprose\n</function>",
+        [
+            (read, "read_file", json!({"path": "a"})),
+            (ls, "ls", json!({})),
+        ],
+        Qwen3Coder,
+    );
+}

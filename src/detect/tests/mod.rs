@@ -9,6 +9,7 @@ mod props;
 mod reasoning;
 mod regress;
 mod table;
+mod values;
 
 use std::sync::Arc;
 
@@ -38,6 +39,16 @@ pub(super) fn catalog() -> Arc<ToolCatalog> {
             json!({"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"},"ratio":{"type":"number"},"exact":{"type":"boolean"},"tags":{"type":"array"},"opts":{"type":"object"}}}),
         ),
         ("ls", json!({"type":"object"})),
+        (
+            "configure",
+            json!({"type":"object","properties":{
+                "verbose":{"type":"boolean"},
+                "level":{"type":["integer","null"]},
+                "label":{"type":["string","null"]},
+                "mode":{"anyOf":[{"type":"string"},{"type":"null"}]},
+                "limit":{"anyOf":[{"type":"integer"},{"type":"null"}]}
+            }}),
+        ),
     ];
     let objects: Vec<(&str, JsonObject)> = schemas
         .into_iter()

@@ -40,7 +40,22 @@ pub(super) const CORPUS: &[&str] = &[
     "{\"name\": \"ls\", \"parameters\": {}}; {\"type\": \"function\", \"name\": \"read_file\", \"arguments\": {\"path\": \"a;b\"}}; x <|python_tag|>{\"name\": \"ls\"}",
     "<|tool_call|>[{\"arguments\": {\"city\": \"B\"}, \"name\": \"get_weather\"}]\n<tool_call>[{\"name\": \"ls\", \"arguments\": {}}] <tool_calls>[{\"name\": \"ls\", \"arguments\": {\"a\": \"</tool_calls>\"}}]</tool_calls>",
     "<think>\nq\n</think>\n<answer>\nHi <|action_start|> <|plugin|>\n{\"name\": \"ls\", \"parameters\": {}}<|action_end|><|action_start|><|interpreter|>x<|action_end|>\n</answer>",
+    // Issue 24: Python spellings and nullable values in the XML dialects, a
+    // Qwen3-Coder call lacking `</function>`, a DSML JSON body, Cohere's and
+    // LFM2's single call object, harmony's bare recipient and a channel word
+    // between calls.
+    "<configure><verbose>True</verbose><label>None</label><mode>nullish</mode></configure> <tool_call>\n<function=configure>\n<parameter=level>\nNone\n</parameter>\n</tool_call> <tool_call>configure<arg_key>label</arg_key><arg_value>nu</arg_value></tool_call>",
+    "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"get_weather\">\n{\"city\": \"</｜DSML｜invoke>\", \"days\": 2}\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"zz\">{}</｜DSML｜invoke>\n</｜DSML｜tool_calls> <|START_ACTION|>{\"tool_call_id\": \"1\", \"tool_name\": \"ls\", \"parameters\": {}}<|END_ACTION|><|tool_call_start|>{\"name\": \"ls\", \"arguments\": {}}<|tool_call_end|>",
+    "<|channel|>commentary to=get_weather<|message|>{\"city\": \"P\"}<|call|>commentary<|start|>assistant to=ls<|channel|>commentary<|message|>{}<|call|>final",
     "<longcat_tool_call>\n{\"name\": \"ls\", \"arguments\": {}}\n</longcat_tool_call>\n<|START_THINKING|>p<|END_THINKING|><|START_RESPONSE|>ok<|END_RESPONSE|><|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"ls\", \"parameters\": {}}\n]<|END_ACTION|> functools[{\"name\": \"ls\"}]",
+    // Broken calls next to good ones in shared sections and lists (issue 24).
+    "A <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>ls<｜tool▁sep｜>{bad}<｜tool▁call▁end｜><｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{\"path\": \"a\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>I will<｜tool▁call▁end｜><｜tool▁call▁begin｜>ls<｜tool▁sep｜>[1]<｜tool▁call▁end｜><｜tool▁calls▁end｜> B",
+    "<｜tool▁calls▁begin｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>ls\n```json\n{}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>ls\n```json\n{\"a\": 1, oops}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>ls\n```json\n{} junk\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{\"a\": 1} x<|tool_call_end|><|tool_call_begin|>functions.ls:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>prose here<|tool_call_end|><|tool_calls_section_end|> <|tool_calls_section_begin|><|tool_call_begin|>functions.ls:2<|tool_call_argument_begin|>nope",
+    "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ls\">\nI will list.\n</｜DSML｜invoke>\n<｜DSML｜invoke name=ls>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"ls\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+    "<minimax:tool_call>\n<invoke name=\"ls\">\n</invoke>\n<invoke name=\"read_file\">\nprose <path>a</path>\n</invoke>\n<invoke name=ls></invoke>\n</minimax:tool_call> <function_calls><invoke name=\"ls\">x</invoke><invoke name=\"ls\"></invoke></function_calls>",
+    "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜>ls()<｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\">oops<｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>",
+    "[TOOL_CALLS] [{\"name\": \"ls\", \"arguments\": \"{bad\", \"id\": \"a1B2c3D4e\"}, {\"name\": \"ls\", \"arguments\": {}}, {\"arguments\": 5}] <|tool_call|>[{\"name\": \"ls\", \"arguments\": [1]}, {\"name\": \"ls\"}]",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
@@ -71,6 +86,10 @@ proptest! {
             Just("<invoke name=\"ls\">"), Just("</invoke>"), Just("{\"type\":\"tool_use\",\"name\":\"ls\""),
             Just("\"input\":{}"), Just("{\"tool_calls\":["), Just("]}"), Just(","), Just("é"), Just("\\"),
             Just("text"), Just("<ls>"), Just("</ls>"),
+            // Issue 24: Python spellings and nullable values.
+            Just("<configure>"), Just("</configure>"), Just("<label>"), Just("</label>"),
+            Just("<parameter=label>"), Just("<function=configure>"), Just("None"), Just("True"),
+            Just("nu"),
         ], 0..24),
         cut in cuts(400),
     ) {

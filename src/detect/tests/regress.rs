@@ -247,3 +247,49 @@ fn fuzz_crash_10_arguments_key_given_twice() {
         }
     }
 }
+
+/// Issue 24: one broken call in a shared section took its neighbours down (the
+/// whole section came back as text, or the calls after it did, with the
+/// section's end token in the visible text). Now only its element comes back,
+/// after the section's calls; the broken call's `CallStart` and arguments
+/// stand without a `CallEnd`, and its `Malformed` names it.
+#[test]
+fn issue_24_a_broken_call_keeps_its_neighbours() {
+    let bad = "<｜tool▁call▁begin｜>ls<｜tool▁sep｜>{bad}<｜tool▁call▁end｜>";
+    let input = format!(
+        "<｜tool▁calls▁begin｜>{bad}<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{{\"x\": 1}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    );
+    let events = without_call_ids(crate::detect::detect_all(
+        &input,
+        catalog(),
+        DetectConfig::default(),
+    ));
+    let ends: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            DetectEvent::CallEnd { index, .. } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, [1], "only the second call ends: {events:?}");
+    assert!(
+        matches!(&events[0], DetectEvent::CallStart { index: 0, name, .. } if name == "ls"),
+        "{events:?}"
+    );
+    let n = events.len();
+    match &events[n - 2] {
+        DetectEvent::Malformed { diagnostic } => {
+            assert_eq!(diagnostic.kind, DiagnosticKind::Invalid);
+            assert_eq!(diagnostic.name.as_deref(), Some("ls"));
+            assert_eq!(diagnostic.raw, bad);
+        }
+        other => panic!("expected the broken call's diagnostic, got {other:?}"),
+    }
+    assert!(
+        matches!(&events[n - 1], DetectEvent::Text { text } if text == bad),
+        "{events:?}"
+    );
+    for step in [1, 3, 7, 64] {
+        agree(&input, step);
+    }
+}

@@ -1,6 +1,7 @@
 //! Router tests: provider bytes with structured and text-embedded calls in,
 //! one event model, executed results and follow-up messages out.
 
+mod cut_text;
 mod structured;
 
 use std::sync::Arc;

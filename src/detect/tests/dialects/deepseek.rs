@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 use crate::core::DiagnosticKind::*;
 use crate::core::WireFormat::*;
 
@@ -205,4 +206,86 @@ fn r1_reasoning_opened_by_the_prompt_then_a_call() {
 fn prose_that_mentions_the_tokens_is_text() {
     let input = "The <｜tool▁calls▁begin｜> token opens a section; <｜tool▁call▁begin｜> a call.";
     check_calls(input, expect(input, &[], &[]));
+}
+
+/// Issue 24, the issue's own example: a call with broken arguments before a
+/// good one goes back as text alone, and no section token is left in the text.
+#[test]
+fn a_broken_call_does_not_take_the_section_down() {
+    let bad = "<｜tool▁call▁begin｜>ls<｜tool▁sep｜>{bad}<｜tool▁call▁end｜>";
+    let input = format!(
+        "<｜tool▁calls▁begin｜>{bad}<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{{\"path\": \"a\"}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    );
+    check_calls(
+        &input,
+        expect(
+            bad,
+            &[("read_file", json!({"path": "a"}), DeepSeekV31)],
+            &[Invalid],
+        ),
+    );
+}
+
+#[test]
+fn v31_a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
+    let read = v31("read_file", r#"{"path": "a"}"#);
+    let ls = v31("ls", "{}");
+    for bad in [
+        // Arguments that are not JSON.
+        v31("ls", "{bad}"),
+        // Arguments that break after they began to stream.
+        v31("read_file", r#"{"path": "b", oops}"#),
+        // Arguments that are not an object.
+        v31("ls", "[1]"),
+        // Prose where the arguments belong, and prose for the whole header.
+        v31("ls", "Let me list the files."),
+        "<｜tool▁call▁begin｜>I will read the file now.<｜tool▁call▁end｜>".to_owned(),
+        // Junk where the call's end token belongs.
+        v31("ls", "{} and more"),
+    ] {
+        broken_element_goes_back_alone(
+            section,
+            &bad,
+            [
+                (read.as_str(), "read_file", json!({"path": "a"})),
+                (ls.as_str(), "ls", json!({})),
+            ],
+            DeepSeekV31,
+        );
+    }
+}
+
+#[test]
+fn v3_a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
+    let read = v3("read_file", r#"{"path": "a"}"#);
+    let ls = v3("ls", "{}");
+    for bad in [
+        v3("ls", "{bad}"),
+        v3("read_file", r#"{"path": "b", oops}"#),
+        // Not a JSON fence, and junk where the closing fence belongs.
+        "<｜tool▁call▁begin｜>function<｜tool▁sep｜>ls\n```python\n{}\n```<｜tool▁call▁end｜>"
+            .to_owned(),
+        "<｜tool▁call▁begin｜>function<｜tool▁sep｜>ls\n```json\n{}\nand more\n```<｜tool▁call▁end｜>"
+            .to_owned(),
+    ] {
+        broken_element_goes_back_alone(
+            section,
+            &bad,
+            [
+                (read.as_str(), "read_file", json!({"path": "a"})),
+                (ls.as_str(), "ls", json!({})),
+            ],
+            DeepSeekV3,
+        );
+    }
+}
+
+#[test]
+fn a_broken_last_call_without_its_end_token_runs_to_the_end_of_the_stream() {
+    let rest = "<｜tool▁call▁begin｜>I will read it";
+    let input = format!("<｜tool▁calls▁begin｜>{}{rest}", v31("ls", "{}"));
+    check_calls(
+        &input,
+        expect(rest, &[("ls", json!({}), DeepSeekV31)], &[Invalid]),
+    );
 }

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 use crate::core::DiagnosticKind::*;
 use crate::core::WireFormat::*;
 
@@ -154,4 +155,29 @@ fn a_bad_flag_is_invalid_and_fenced_markup_is_text() {
         block("function_calls", &[invoke("ls", &[])])
     );
     check_calls(&input, expect(&input, &[], &[]));
+}
+
+/// Issue 24: a broken invoke (prose or a stray tag where its parameters
+/// belong, an opening tag that does not read) is its own element back as text.
+#[test]
+fn a_broken_invoke_at_the_start_middle_or_end_goes_back_alone() {
+    let read = invoke("read_file", &[param("path", Some(true), "a")]);
+    let ls = invoke("ls", &[]);
+    for bad in [
+        "<｜DSML｜invoke name=\"read_file\">\nI will read a.rs first.\n</｜DSML｜invoke>",
+        "<｜DSML｜invoke name=\"ls\">\n<b>x</b>\n</｜DSML｜invoke>",
+        "<｜DSML｜invoke name=ls>\n</｜DSML｜invoke>",
+    ] {
+        for tag in ["function_calls", "tool_calls"] {
+            broken_element_goes_back_alone(
+                |invokes| block(tag, invokes),
+                bad,
+                [
+                    (read.as_str(), "read_file", json!({"path": "a"})),
+                    (ls.as_str(), "ls", json!({})),
+                ],
+                DeepSeekDsml,
+            );
+        }
+    }
 }

@@ -57,8 +57,12 @@ fn preambles_are_text_and_later_messages_count_wherever_they_sit() {
 
 #[test]
 fn harmony_markers_after_visible_text_stay_text_unless_the_stream_is_harmony() {
+    // The header stays text; the end token is a framing token wherever it is.
     let input = "Hello <|channel|>final<|message|>x<|end|>";
-    check_calls(input, expect(input, &[], &[]));
+    check_calls(
+        input,
+        expect("Hello <|channel|>final<|message|>x", &[], &[]),
+    );
     check_calls(
         "<|channel|>final<|message|>Sure.<|end|><|start|>assistant<|channel|>commentary to=functions.ls<|message|>{}",
         expect("Sure.", &[("ls", json!({}), Harmony)], &[]),
@@ -84,8 +88,16 @@ fn unknown_function_is_text() {
 fn unfinished_or_non_json_calls_are_text() {
     let input = "<|channel|>commentary to=functions.get_weather<|message|>{\"city\":\"Pa";
     check_calls(input, expect(input, &[], &[Unfinished]));
+    // The content is given back; the end token after it is framing, not text.
     let input = "<|channel|>commentary to=functions.get_weather<|message|>Paris<|call|>";
-    check_calls(input, expect(input, &[], &[Invalid]));
+    check_calls(
+        input,
+        expect(
+            "<|channel|>commentary to=functions.get_weather<|message|>Paris",
+            &[],
+            &[Invalid],
+        ),
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 use crate::core::DiagnosticKind::*;
 use crate::core::WireFormat::*;
 
@@ -129,4 +130,31 @@ fn k2_thinking_reasoning_then_text_then_a_call() {
             ..expect("Checking.", &[("ls", json!({}), KimiK2)], &[])
         },
     );
+}
+
+/// Issue 24: a broken call is its own element back as text; the section's
+/// other calls stay calls and its tokens stay in the region.
+#[test]
+fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
+    let read = call("functions.read_file:0", r#"{"path": "a"}"#);
+    let ls = call("functions.ls:1", "{}");
+    for bad in [
+        call("functions.ls:2", "{bad}"),
+        call("functions.read_file:2", r#"{"path": "b", oops}"#),
+        call("functions.ls:2", "[1]"),
+        call("functions.ls:2", "I will list them."),
+        // Prose for the whole header.
+        "<|tool_call_begin|>I will list the files.<|tool_call_end|>".to_owned(),
+        call("functions.ls:2", "{} and more"),
+    ] {
+        broken_element_goes_back_alone(
+            section,
+            &bad,
+            [
+                (read.as_str(), "read_file", json!({"path": "a"})),
+                (ls.as_str(), "ls", json!({})),
+            ],
+            KimiK2,
+        );
+    }
 }

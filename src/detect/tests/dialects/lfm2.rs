@@ -59,3 +59,94 @@ fn inside_a_fence_it_is_text() {
     let input = "```\n<|tool_call_start|>[ls()]<|tool_call_end|>\n```";
     check_calls(input, expect(input, &[], &[]));
 }
+
+/// Issue 24: LFM2 writes its call again right after `<|tool_call_end|>`, in
+/// another dialect; the echo is removed and runs nothing.
+#[test]
+fn a_call_echoed_right_after_its_markup_runs_once() {
+    let call = "<|tool_call_start|>[get_weather(city=\"Paris\", days=2)]<|tool_call_end|>";
+    let weather = || ("get_weather", json!({"city": "Paris", "days": 2}), Lfm2);
+    for echo in [
+        "[get_weather(city=\"Paris\", days=2)]",
+        // The same arguments in other spellings, or as JSON.
+        "\n[get_weather(days=2, city='Paris')]",
+        "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}",
+    ] {
+        let input = format!("{call}{echo}");
+        check_calls(&input, expect("", &[weather()], &[]));
+        let input = format!("{call}{echo}\nChecking.");
+        check_calls(&input, expect("\nChecking.", &[weather()], &[]));
+    }
+}
+
+#[test]
+fn what_is_not_an_echo_still_runs() {
+    let call = "<|tool_call_start|>[get_weather(city=\"Paris\")]<|tool_call_end|>";
+    let paris = || ("get_weather", json!({"city": "Paris"}), Lfm2);
+    // Other arguments, another call, an extra call.
+    check_calls(
+        &format!("{call}[get_weather(city=\"Rome\")]"),
+        expect(
+            "",
+            &[paris(), ("get_weather", json!({"city": "Rome"}), Pythonic)],
+            &[],
+        ),
+    );
+    check_calls(
+        &format!("{call}[ls()]"),
+        expect("", &[paris(), ("ls", json!({}), Pythonic)], &[]),
+    );
+    check_calls(
+        &format!("{call}[get_weather(city=\"Paris\"), ls()]"),
+        expect(
+            "",
+            &[
+                paris(),
+                ("get_weather", json!({"city": "Paris"}), Pythonic),
+                ("ls", json!({}), Pythonic),
+            ],
+            &[],
+        ),
+    );
+    // Not right after the markup: text between.
+    check_calls(
+        &format!("{call}Again: [get_weather(city=\"Paris\")]"),
+        expect(
+            "Again: ",
+            &[paris(), ("get_weather", json!({"city": "Paris"}), Pythonic)],
+            &[],
+        ),
+    );
+    // The same dialect twice is two parallel calls.
+    check_calls(
+        &format!("{call}{call}"),
+        expect("", &[paris(), paris()], &[]),
+    );
+    // An echo candidate cut off is text, as any unfinished call.
+    let input = format!("{call}[get_weather(city=\"Par");
+    check_calls(
+        &input,
+        expect("[get_weather(city=\"Par", &[paris()], &[Unfinished]),
+    );
+}
+
+#[test]
+fn an_echo_gives_its_call_index_back() {
+    let input = "<|tool_call_start|>[ls()]<|tool_call_end|>[ls()]<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}</tool_call>";
+    for pieces in [vec![input], chars(input)] {
+        let mut detector = StreamDetector::new(catalog(), DetectConfig::default());
+        let mut events = Vec::new();
+        for piece in pieces {
+            detector.feed(piece, &mut events);
+        }
+        detector.finish(&mut events);
+        let started: Vec<(usize, String)> = events
+            .iter()
+            .filter_map(|e| match e {
+                DetectEvent::CallStart { index, name, .. } => Some((*index, name.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(started, [(0, "ls".to_owned()), (1, "read_file".to_owned())]);
+    }
+}

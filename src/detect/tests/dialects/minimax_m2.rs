@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 use crate::core::DiagnosticKind::*;
 use crate::core::WireFormat::*;
 
@@ -78,4 +79,34 @@ fn fenced_or_prose_markup_is_text() {
     check_calls(input, expect(input, &[], &[]));
     let input = "The <minimax:tool_call> tag wraps calls.";
     check_calls(input, expect(input, &[], &[]));
+}
+
+/// Issue 24: a broken invoke (prose or a stray tag where its parameters
+/// belong, an opening tag that does not read) is its own element back as
+/// text; the wrapper and the other invokes stay calls.
+#[test]
+fn a_broken_invoke_at_the_start_middle_or_end_goes_back_alone() {
+    let block = |invokes: &[String]| {
+        format!(
+            "<minimax:tool_call>\n{}\n</minimax:tool_call>",
+            invokes.join("\n")
+        )
+    };
+    let read = "<invoke name=\"read_file\">\n<parameter name=\"path\">a</parameter>\n</invoke>";
+    let ls = "<invoke name=\"ls\">\n</invoke>";
+    for bad in [
+        "<invoke name=\"read_file\">\nI will read a.rs first.\n</invoke>",
+        "<invoke name=\"ls\">\n<path>a</path>\n</invoke>",
+        "<invoke name=ls>\n</invoke>",
+    ] {
+        broken_element_goes_back_alone(
+            block,
+            bad,
+            [
+                (read, "read_file", json!({"path": "a"})),
+                (ls, "ls", json!({})),
+            ],
+            MinimaxM2,
+        );
+    }
 }

@@ -2,6 +2,7 @@
 //! `[THINK]` reasoning.
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 
 const M: WireFormat = WireFormat::Mistral;
 
@@ -117,4 +118,29 @@ fn think_block_at_the_start_is_reasoning_later_it_is_text() {
     );
     let input = "Models write [THINK] first.";
     check_calls(input, expect(input, &[], &[]));
+}
+
+/// Issue 24: a well-formed element that is not a valid call (arguments that
+/// are not an object, no name) goes back as text alone; the array's other
+/// elements stay calls and its brackets and commas stay in the region.
+#[test]
+fn pre_v11_a_broken_element_at_the_start_middle_or_end_goes_back_alone() {
+    let array = |elements: &[String]| format!("[TOOL_CALLS] [{}]", elements.join(", "));
+    let read = r#"{"name": "read_file", "arguments": {"path": "a"}, "id": "a1B2c3D4e"}"#;
+    let ls = r#"{"name": "ls", "arguments": {}}"#;
+    for bad in [
+        r#"{"name": "ls", "arguments": "not json", "id": "x9Y8z7W6v"}"#,
+        r#"{"name": "read_file", "arguments": 5}"#,
+        r#"{"arguments": {"path": "b"}}"#,
+    ] {
+        broken_element_goes_back_alone(
+            array,
+            bad,
+            [
+                (read, "read_file", json!({"path": "a"})),
+                (ls, "ls", json!({})),
+            ],
+            M,
+        );
+    }
 }

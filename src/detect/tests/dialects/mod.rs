@@ -3,6 +3,7 @@
 mod cohere;
 mod deepseek;
 mod deepseek_dsml;
+mod framing;
 mod gemma4;
 mod glm;
 mod granite;
@@ -97,11 +98,15 @@ mod props_glm_minimax_harmony {
                 Just("</arg_value>"), Just("3"), Just("\n"), Just(" "), Just("x"), Just("<"),
                 Just("<minimax:tool_call>"), Just("</minimax:tool_call>"), Just("<invoke name=\"ls\">"),
                 Just("</invoke>"), Just("<parameter name=\"a\">"), Just("</parameter>"),
+                Just("<invoke name=ls>"), Just("prose"),
                 Just("<|start|>assistant"), Just("<|channel|>"), Just("analysis"), Just("final"),
                 Just("commentary"), Just(" to=functions.ls"), Just(" to=functions.zz"),
                 Just("<|constrain|>json"), Just("<|message|>"), Just("{\"a\":\"}\"}"), Just("{"),
                 Just("}"), Just("\""), Just("<|end|>"), Just("<|call|>"), Just("<|return|>"),
                 Just("```"), Just("é"),
+                // Issue 24: a bare recipient, Python spellings, nullable values.
+                Just(" to=ls"), Just(" to=python"), Just("configure"), Just("label"), Just("verbose"),
+                Just("None"), Just("True"), Just("nu"),
             ], 0..24),
             cut in proptest::collection::vec(0usize..400, 0..10),
             which in 0usize..5,
@@ -134,5 +139,28 @@ mod props_glm_minimax_harmony {
                 assert_eq!(without_ids(single), without_ids(whole), "{format}: {input}");
             }
         }
+    }
+}
+
+/// Issue 24: a broken element `bad` at the start, in the middle and at the end
+/// of a block of two good elements (`good`: markup, tool name, arguments; the
+/// block built by `block`) goes back as text on its own, with one `invalid`
+/// diagnostic, while the good elements stay calls and the block's own markup
+/// stays in the call region; whole and under every split.
+pub(super) fn broken_element_goes_back_alone(
+    block: impl Fn(&[String]) -> String,
+    bad: &str,
+    good: [(&str, &str, Value); 2],
+    format: WireFormat,
+) {
+    let calls: Vec<(&str, Value, WireFormat)> = good
+        .iter()
+        .map(|(_, name, args)| (*name, args.clone(), format))
+        .collect();
+    for at in 0..=good.len() {
+        let mut elements: Vec<String> = good.iter().map(|(m, ..)| (*m).to_owned()).collect();
+        elements.insert(at, bad.to_owned());
+        let input = block(&elements);
+        check_calls(&input, expect(bad, &calls, &[DiagnosticKind::Invalid]));
     }
 }

@@ -60,6 +60,16 @@ fn fragment() -> impl Strategy<Value = &'static str> {
         Just(" "),
         Just("é"),
         Just("text"),
+        // Junk where a call's header, arguments or parameters belong (issue 24).
+        Just("{bad}"),
+        Just("[1]"),
+        Just("I will"),
+        Just("<｜DSML｜invoke name=ls>"),
+        Just("<steptml:invoke name=\"ls\">"),
+        Just("<｜tool▁call▁begin｜>ls<｜tool▁sep｜>{\"a\": 1, oops}<｜tool▁call▁end｜>"),
+        Just("<|tool_call_begin|>functions.ls:3<|tool_call_argument_begin|>{} x<|tool_call_end|>"),
+        Just("<｜DSML｜invoke name=\"ls\">\nprose\n</｜DSML｜invoke>"),
+        Just("<｜tool_call_begin｜>function<｜tool_sep｜>ls()<｜tool_call_end｜>"),
         // Whole elements, so that complete calls are frequent.
         Just(
             "<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{\"path\": \"<｜tool▁call▁end｜>\"}<｜tool▁call▁end｜>"
@@ -83,6 +93,16 @@ fn fragment() -> impl Strategy<Value = &'static str> {
             "<|tool_calls_section_begin|><|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
         ),
         Just("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"ls\">\n</｜DSML｜invoke>"),
+        // A JSON object as the whole invoke body, and values typed the way
+        // models write them (issue 24).
+        Just(
+            "<｜DSML｜invoke name=\"read_file\">\n{\"path\": \"</｜DSML｜invoke>\"}\n</｜DSML｜invoke>"
+        ),
+        Just("<｜DSML｜invoke name=\"configure\">"),
+        Just("<｜DSML｜parameter name=\"label\">"),
+        Just("<｜DSML｜parameter name=\"verbose\" string=\"false\">"),
+        Just("None"),
+        Just("True"),
         Just(
             "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"search\"><steptml:parameter name=\"limit\">2</steptml:parameter></steptml:invoke><｜tool_call_end｜>"
         ),

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 use crate::core::DiagnosticKind::*;
 use crate::core::WireFormat::*;
 
@@ -106,4 +107,29 @@ fn deepseek_tokens_are_not_step3_and_fenced_markup_is_text() {
     check_calls(input, expect(input, &[], &[]));
     let input = format!("```\n{}\n```", section(&[call("ls", &[])]));
     check_calls(&input, expect(&input, &[], &[]));
+}
+
+/// Issue 24: a broken call (prose where its parameters belong, a header that
+/// does not read) is its own element back as text, from its call token to its
+/// end token; the section's other calls stay calls.
+#[test]
+fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
+    let read = call("read_file", &[("path", "a")]);
+    let ls = call("ls", &[]);
+    for bad in [
+        "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"read_file\">\nI will read a.rs.\n</steptml:invoke><｜tool_call_end｜>",
+        // Without `</steptml:invoke>`: the call's end token ends it.
+        "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\">oops<｜tool_call_end｜>",
+        "<｜tool_call_begin｜>function<｜tool_sep｜>ls()<｜tool_call_end｜>",
+    ] {
+        broken_element_goes_back_alone(
+            section,
+            bad,
+            [
+                (read.as_str(), "read_file", json!({"path": "a"})),
+                (ls.as_str(), "ls", json!({})),
+            ],
+            Step3,
+        );
+    }
 }
