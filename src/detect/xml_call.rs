@@ -543,6 +543,7 @@ impl Entry {
 
     /// The value goes on with `input[from..to]`, which directly follows its
     /// text so far in the region.
+    #[inline(always)]
     fn push_value(&mut self, sink: &mut CallSink<'_>, input: &str, from: usize, to: usize) {
         if from == to {
             return;
@@ -552,24 +553,33 @@ impl Entry {
         if self.ty == ParamType::String
             && let Some(&(index, _)) = self.call.as_ref()
         {
-            if self.maybe_null {
-                // At most four bytes are held: more cannot be `null` or `None`.
-                let held = self.value.1 - self.value.0 <= 4
-                    && sink
-                        .region_text(self.value.0, self.value.1)
-                        .is_some_and(|text| may_be_null_word(&text));
-                if held {
-                    return;
-                }
-                self.maybe_null = false;
-                sink.args(index, "\"");
-                if let Some(before) = sink.region_text(self.value.0, sink.base + from) {
-                    sink.args_escaped(index, &before);
-                }
+            if self.maybe_null && self.hold_maybe_null(sink, index, from) {
+                return;
             }
             // Escaped straight into the event: no copy of the delta in between.
             sink.args_escaped(index, s);
         }
+    }
+
+    /// A nullable string whose text so far may still be `null` or `None`:
+    /// `true` while it is held (at most four bytes: more cannot be either);
+    /// once it cannot be, its opening quote and the held text go out.
+    #[cold]
+    #[inline(never)]
+    fn hold_maybe_null(&mut self, sink: &mut CallSink<'_>, index: usize, from: usize) -> bool {
+        let held = self.value.1 - self.value.0 <= 4
+            && sink
+                .region_text(self.value.0, self.value.1)
+                .is_some_and(|text| may_be_null_word(&text));
+        if held {
+            return true;
+        }
+        self.maybe_null = false;
+        sink.args(index, "\"");
+        if let Some(before) = sink.region_text(self.value.0, sink.base + from) {
+            sink.args_escaped(index, &before);
+        }
+        false
     }
 
     /// Scans value bytes from `i`. Returns (next position, value ended); on
