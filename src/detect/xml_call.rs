@@ -6,7 +6,9 @@
 //! how a parameter opens and closes. Values follow the contract: at most one
 //! leading and one trailing newline are stripped, nothing is decoded, and a
 //! closing tag ends a value only when the next structural tag (or end of
-//! stream) follows it. A value is typed by its schema where it ends
+//! stream) follows it; in Qwen3-Coder, a line that opens another parameter
+//! the schema declares ends a value lacking its closing tag
+//! ([`XmlSpec::opener_ends_value`]). A value is typed by its schema where it ends
 //! ([`xml_value`]: Python's `True`/`False`/`None` read where the schema says
 //! boolean or allows null); a string streams as it comes, except that a
 //! string which may be null waits while it could still be `null` or `None`.
@@ -212,6 +214,21 @@ impl CallParser for XmlCallParser {
                             i = j + len;
                         }
                         Open::NeedMore if !eof => return Parsed::need_more(i),
+                        // A separator token between entries (Step-3's stray
+                        // `<｜tool_sep｜>`) belongs to the block.
+                        _ if self.spec.entry_separator().is_some_and(|sep| {
+                            starts(&bytes[j..], sep.as_bytes()) != Some(false)
+                        }) =>
+                        {
+                            let sep = self.spec.entry_separator().unwrap_or_default();
+                            if j + sep.len() > bytes.len() {
+                                if eof {
+                                    return end_here(self.entries, i);
+                                }
+                                return Parsed::need_more(i);
+                            }
+                            i = j + sep.len();
+                        }
                         _ => match resync(&self.spec) {
                             // An entry's opener that does not read: a broken entry.
                             Some(resync)
@@ -616,11 +633,42 @@ impl Entry {
                 None => return (j, false),
                 Some(Some(len)) => return (k + len, true),
                 Some(None) => {
+                    // Qwen3-Coder: a parameter's opening tag at the start of a
+                    // line (or of the value) ends a value lacking its closing tag.
+                    if spec.opener_ends_value() && (j < k || sink.base + k == self.value.0) {
+                        match self.param_opens_here(&input[k..], eof, sink) {
+                            None => return (j, false),
+                            Some(true) => return (k, true),
+                            Some(false) => {}
+                        }
+                    }
                     // Not the end: the newline (if any) and `<` are content.
                     self.push_value(sink, input, j, k + 1);
                     i = k + 1;
                 }
             }
+        }
+    }
+
+    /// At a `<` that starts a line of a value lacking its closing tag: whether
+    /// `rest` opens another parameter of the tool, which ends the value
+    /// (`None`: undecided). Only a parameter the tool's schema declares, other
+    /// than the current one and those already given, counts: anything else
+    /// is the value's text.
+    #[cold]
+    #[inline(never)]
+    fn param_opens_here(&self, rest: &str, eof: bool, sink: &CallSink<'_>) -> Option<bool> {
+        match param_open(ParamSyntax::ParameterEq, rest) {
+            Open::Match(name, _) => Some(
+                name != self.param
+                    && !self.args.contains_key(&name)
+                    && sink
+                        .catalog
+                        .get(&self.name)
+                        .is_some_and(|shape| shape.typing(&name).is_some()),
+            ),
+            Open::NeedMore if !eof => None,
+            _ => Some(false),
         }
     }
 

@@ -26,6 +26,8 @@ pub(crate) enum EntrySyntax {
     /// `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">` …
     /// `</steptml:invoke><｜tool_call_end｜>` (Step-3): the call's own tokens
     /// belong to the entry, so an unknown call's text is its whole element.
+    /// The `function<｜tool_sep｜>` header may be left out, or followed by the
+    /// name written again ([`step_invoke_open`]).
     StepInvoke,
     /// The probe already read the block opener and the tool name (GLM
     /// `<tool_call>NAME`); one entry, ended by `close`.
@@ -84,6 +86,21 @@ impl XmlSpec {
     /// (Qwen3-Coder: `</parameter></tool_call>` without `</function>`).
     pub(super) fn block_ends_entry(&self) -> bool {
         matches!(self.entry, EntrySyntax::FunctionEq)
+    }
+
+    /// A token that may stand between two entries and belongs to the block
+    /// (Step-3: a stray `<｜tool_sep｜>` between calls).
+    pub(super) fn entry_separator(&self) -> Option<&'static str> {
+        match self.entry {
+            EntrySyntax::StepInvoke => Some(STEP_SEP),
+            _ => None,
+        }
+    }
+
+    /// Whether a parameter's opening tag at the start of a line ends a value
+    /// that lacks its closing tag (Qwen3-Coder: `<parameter=city>\nDallas\n<parameter=state>`).
+    pub(super) fn opener_ends_value(&self) -> bool {
+        self.param == ParamSyntax::ParameterEq
     }
 
     /// Whether an entry's body may be one JSON object instead of parameters
@@ -177,6 +194,15 @@ pub(super) fn param_open(syntax: ParamSyntax, input: &str) -> Open {
 const DSML_INVOKE_CLOSE: &str = "</｜DSML｜invoke>";
 /// The end of a Step-3 call: the invoke, then the call's end token.
 const STEP_INVOKE_CLOSE: &str = "</steptml:invoke><｜tool_call_end｜>";
+/// The start of a Step-3 call.
+const STEP_CALL_BEGIN: &str = "<｜tool_call_begin｜>";
+/// Step-3's call type and separator, before the invoke.
+const STEP_HEADER: &str = "function<｜tool_sep｜>";
+/// Step-3's separator, also found alone between calls.
+const STEP_SEP: &str = "<｜tool_sep｜>";
+/// The longest text between Step-3's header and its invoke: the name written
+/// again, and whitespace.
+const MAX_STEP_NAME_AGAIN: usize = 64 + MAX_TAG_GAP;
 /// The `string` attribute of a DSML parameter, with its two values.
 const DSML_FLAG: &str = "string=\"";
 
@@ -267,14 +293,54 @@ pub(super) fn entry_open(syntax: &EntrySyntax, input: &str) -> Open {
         EntrySyntax::DsmlInvoke => {
             match_open(input, "<｜DSML｜invoke name=\"", "\">", name_byte, 256)
         }
-        EntrySyntax::StepInvoke => match_open(
-            input,
-            "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"",
-            "\">",
-            name_byte,
-            256,
-        ),
+        EntrySyntax::StepInvoke => step_invoke_open(input),
         EntrySyntax::Headed { .. } => Open::NoMatch,
+    }
+}
+
+/// Matches a Step-3 call's opening: `<｜tool_call_begin｜>`, the optional
+/// header `function<｜tool_sep｜>` (perhaps followed by the tool name written
+/// again and whitespace), then `<steptml:invoke name="NAME">`. A name written
+/// again that is not the invoke's is no match (the entry is broken).
+pub(super) fn step_invoke_open(input: &str) -> Open {
+    let bytes = input.as_bytes();
+    match starts(bytes, STEP_CALL_BEGIN.as_bytes()) {
+        Some(true) => {}
+        None => return Open::NeedMore,
+        Some(false) => return Open::NoMatch,
+    }
+    let mut i = STEP_CALL_BEGIN.len();
+    let mut again = None;
+    match starts(&bytes[i..], STEP_HEADER.as_bytes()) {
+        None => return Open::NeedMore,
+        Some(false) => {}
+        Some(true) => {
+            i += STEP_HEADER.len();
+            let n = bytes[i..]
+                .iter()
+                .take(MAX_STEP_NAME_AGAIN + 1)
+                .take_while(|&&b| b != b'<')
+                .count();
+            if n > MAX_STEP_NAME_AGAIN {
+                return Open::NoMatch;
+            }
+            if i + n == bytes.len() {
+                return Open::NeedMore;
+            }
+            again = Some(input[i..i + n].trim());
+            i += n;
+        }
+    }
+    match match_open(
+        &input[i..],
+        "<steptml:invoke name=\"",
+        "\">",
+        name_byte,
+        256,
+    ) {
+        Open::Match(name, _) if again.is_some_and(|a| !a.is_empty() && a != name) => Open::NoMatch,
+        Open::Match(name, len) => Open::Match(name, i + len),
+        other => other,
     }
 }
 

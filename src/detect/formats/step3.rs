@@ -3,6 +3,12 @@
 //! then `<｜tool_calls_end｜>`. Values are typed by the tool's schema. The end
 //! of a turn in Step-3's chat template, `<|EOT|>`, is a framing token (removed
 //! from the text).
+//!
+//! As vLLM's tests write them, the `function<｜tool_sep｜>` header may be left
+//! out, or followed by the tool name again (`function<｜tool_sep｜>NAME\n<steptml:invoke …>`):
+//! the invoke's name names the call, and a name written again that is not the
+//! invoke's makes the call broken. A stray `<｜tool_sep｜>` between calls
+//! belongs to the section.
 
 use crate::core::WireFormat;
 

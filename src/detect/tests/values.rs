@@ -291,6 +291,135 @@ fn a_qwen3_coder_call_lacking_its_function_end_ends_at_the_block_end() {
     );
 }
 
+/// vLLM's `test_extract_tool_calls_missing_closing_parameter_tag`: a value
+/// lacking `</parameter>` ends where a line opens another declared parameter
+/// of the tool; its newline before the tag is stripped like the one before
+/// `</parameter>`, and nothing of the tag is streamed into the value.
+#[test]
+fn a_qwen3_coder_value_lacking_its_end_tag_ends_at_the_next_parameter() {
+    let input = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[(
+                "get_weather",
+                json!({"city": "Paris", "days": 3}),
+                Qwen3Coder,
+            )],
+            &[],
+        ),
+    );
+    check_deltas(input, &[r#"{"city":"Paris","days":3}"#]);
+    // At the value's very start (its leading newline stripped): an empty value.
+    let input = "<tool_call>\n<function=get_weather>\n<parameter=city>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[("get_weather", json!({"city": "", "days": 3}), Qwen3Coder)],
+            &[],
+        ),
+    );
+    check_deltas(input, &[r#"{"city":"","days":3}"#]);
+    // In a bare call too, the last value ended by `</function>` as usual.
+    let input = "<function=write_to_file>\n<parameter=path>\na.md\n<parameter=content>\n# A\n</parameter>\n</function>";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[(
+                "write_to_file",
+                json!({"path": "a.md", "content": "# A"}),
+                Qwen3Coder,
+            )],
+            &[],
+        ),
+    );
+}
+
+/// The opener that ends a value must start a line and name a parameter the
+/// schema declares, not the current one nor one already given: anything
+/// else is the value's text (a file's content may hold Qwen3-Coder markup).
+#[test]
+fn a_parameter_tag_inside_a_value_is_text_unless_it_opens_a_new_declared_parameter() {
+    let call = |params: &str| {
+        format!("<tool_call>\n<function=write_to_file>\n{params}</function>\n</tool_call>")
+    };
+    for (params, want) in [
+        // Not at the start of a line.
+        (
+            "<parameter=path>\na <parameter=content>\nb\n</parameter>\n",
+            json!({"path": "a <parameter=content>\nb"}),
+        ),
+        // Not declared by write_to_file's schema.
+        (
+            "<parameter=path>\na\n<parameter=mode>\nb\n</parameter>\n",
+            json!({"path": "a\n<parameter=mode>\nb"}),
+        ),
+        // The current parameter.
+        (
+            "<parameter=content>\na\n<parameter=content>\nb\n</parameter>\n",
+            json!({"content": "a\n<parameter=content>\nb"}),
+        ),
+        // One already given: the file's content quotes a call.
+        (
+            "<parameter=path>\nx.md\n</parameter>\n<parameter=content>\nWrite\n<parameter=path>\ny\n</parameter>\n",
+            json!({"path": "x.md", "content": "Write\n<parameter=path>\ny"}),
+        ),
+        // Not a well-formed opener.
+        (
+            "<parameter=path>\na\n<parameter=line_count\nb\n</parameter>\n",
+            json!({"path": "a\n<parameter=line_count\nb"}),
+        ),
+    ] {
+        check_calls(
+            &call(params),
+            expect("", &[("write_to_file", want, Qwen3Coder)], &[]),
+        );
+    }
+    // Cut off inside the opener: the call is unfinished, its markup text.
+    let input = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=da";
+    check_calls(input, expect(input, &[], &[Unfinished]));
+}
+
+/// vLLM's `test_extract_tool_calls_fallback_no_tags`: a bare
+/// `<function=NAME>` of a registered tool, followed by the Qwen3-Coder body,
+/// is a call without `<tool_call>`; a mention in prose is text.
+#[test]
+fn a_bare_qwen3_coder_function_is_a_call() {
+    let input = "Sure.\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\nDone.";
+    check_calls(
+        input,
+        expect(
+            "Sure.\n\nDone.",
+            &[(
+                "get_weather",
+                json!({"city": "Paris", "days": 2}),
+                Qwen3Coder,
+            )],
+            &[],
+        ),
+    );
+    check_deltas(input, &[r#"{"city":"Paris","days":2}"#]);
+    check_calls(
+        "<function=ls> \n</function>",
+        expect("", &[("ls", json!({}), Qwen3Coder)], &[]),
+    );
+    for input in [
+        // Prose, an unregistered tool, a body of another shape.
+        "Call <function=ls> to list.",
+        "<function=launch>\n<parameter=x>\n1\n</parameter>\n</function>",
+        "<function=ls>{\"a\": 1}</function>",
+        "<function=get_weather <parameter=city>",
+    ] {
+        check_calls(input, expect(input, &[], &[]));
+    }
+    // A bare call cut off is unfinished, like any other.
+    let input = "<function=read_file>\n<parameter=path>\na\n</parameter>\n";
+    check_calls(input, expect(input, &[], &[Unfinished]));
+}
+
 #[test]
 fn cohere_reads_one_call_object_without_the_list() {
     let input = "<|START_ACTION|>\n{\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}\n<|END_ACTION|>";

@@ -121,6 +121,8 @@ fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
         // Without `</steptml:invoke>`: the call's end token ends it.
         "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\">oops<｜tool_call_end｜>",
         "<｜tool_call_begin｜>function<｜tool_sep｜>ls()<｜tool_call_end｜>",
+        // The name written again after the header is not the invoke's.
+        "<｜tool_call_begin｜>function<｜tool_sep｜>read_file\n<steptml:invoke name=\"ls\"></steptml:invoke><｜tool_call_end｜>",
     ] {
         broken_element_goes_back_alone(
             section,
@@ -132,4 +134,36 @@ fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
             Step3,
         );
     }
+}
+
+/// vLLM's Step-3 tests write calls without the `function<｜tool_sep｜>` header,
+/// with the tool name again after it, and a stray `<｜tool_sep｜>` between
+/// calls: all three read, the invoke's name naming the call.
+#[test]
+fn calls_without_the_header_or_with_the_name_again_read() {
+    let bare = "<｜tool_call_begin｜><steptml:invoke name=\"get_weather\"><steptml:parameter name=\"city\">Tokyo</steptml:parameter><steptml:parameter name=\"days\">2</steptml:parameter></steptml:invoke><｜tool_call_end｜>";
+    let again = "<｜tool_call_begin｜>function<｜tool_sep｜>read_file\n<steptml:invoke name=\"read_file\"><steptml:parameter name=\"path\">  a </steptml:parameter></steptml:invoke><｜tool_call_end｜>";
+    let spaced = "<｜tool_call_begin｜>function<｜tool_sep｜> \n<steptml:invoke name=\"ls\"></steptml:invoke><｜tool_call_end｜>";
+    let input = format!(
+        "Checking.<｜tool_calls_begin｜>{bare}<｜tool_sep｜>{again}\n<｜tool_sep｜> {spaced}<｜tool_calls_end｜>"
+    );
+    check_calls(
+        &input,
+        expect(
+            "Checking.",
+            &[
+                ("get_weather", json!({"city": "Tokyo", "days": 2}), Step3),
+                ("read_file", json!({"path": "  a "}), Step3),
+                ("ls", json!({}), Step3),
+            ],
+            &[],
+        ),
+    );
+    check_deltas(
+        &input,
+        &[r#"{"city":"Tokyo","days":2}"#, r#"{"path":"  a "}"#, "{}"],
+    );
+    // A separator where the first call belongs opens no block: text.
+    let input = "<｜tool_calls_begin｜><｜tool_sep｜><｜tool_calls_end｜>";
+    check_calls(input, expect(input, &[], &[]));
 }
