@@ -175,6 +175,9 @@ pub(crate) struct JsonTokenizer {
     decoder: StrDecoder,
     raw: RawScan,
     raw_next: bool,
+    /// A `<` outside the strings of a raw-captured object or array makes it
+    /// invalid there ([`raw_value_before_tag`](Self::raw_value_before_tag)).
+    tag_ends_raw: bool,
     consumed: usize,
 }
 
@@ -200,6 +203,19 @@ impl JsonTokenizer {
     pub(crate) fn raw_value() -> Self {
         Self {
             raw_next: true,
+            ..Self::default()
+        }
+    }
+
+    /// [`raw_value`](Self::raw_value) for arguments that stand between special
+    /// tokens (the section dialects): a `<` outside the object's strings, which
+    /// JSON never has there, makes the value invalid at once
+    /// ([`TokStatus::Invalid`] at the `<`), so that arguments whose brackets
+    /// never balance end at the call's end token instead of running on.
+    pub(crate) fn raw_value_before_tag() -> Self {
+        Self {
+            raw_next: true,
+            tag_ends_raw: true,
             ..Self::default()
         }
     }
@@ -333,7 +349,11 @@ impl JsonTokenizer {
                         self.buf.clear();
                         self.raw = RawScan {
                             kind: Some(kind),
-                            ..RawScan::default()
+                            brackets: if self.tag_ends_raw {
+                                BracketScan::stopping_at_tags()
+                            } else {
+                                BracketScan::default()
+                            },
                         };
                         self.state.0 = State::InRaw;
                         if kind == ValueKind::String {
@@ -556,6 +576,9 @@ impl JsonTokenizer {
                         string: None,
                     });
                     self.after_value();
+                } else if i < bytes.len() {
+                    // A `<` outside the value's strings (`tag_ends_raw`).
+                    return Err(i);
                 }
                 Ok(i)
             }

@@ -14,7 +14,11 @@
 //! arguments that do not read, junk where its end token belongs) is the same:
 //! its element is skipped to its `CALL_END` (or to the next `CALL_BEGIN` or
 //! the `SECTION_END`, whichever comes first) and goes back as text with an
-//! `invalid` diagnostic; a call it had started never ends.
+//! `invalid` diagnostic; a call it had started never ends. Arguments whose
+//! brackets never balance break at the first `<` outside their strings
+//! (JSON has none there: it is the call's end token, or markup after it), so
+//! they do not run on over the next calls; end tokens inside strings are
+//! content.
 
 use crate::core::{DiagnosticKind, WireFormat};
 
@@ -375,7 +379,7 @@ impl CallParser for SectionParser {
                                 start,
                                 name: h.name,
                                 call,
-                                tok: JsonTokenizer::raw_value(),
+                                tok: JsonTokenizer::raw_value_before_tag(),
                                 args: ArgsCapture::default(),
                                 not_object: false,
                             }));

@@ -18,9 +18,21 @@ pub(crate) struct BracketScan {
     depth: usize,
     in_str: bool,
     escaped: bool,
+    /// A `<` outside every string stops the scan (see [`scan`](Self::scan)).
+    tag_ends: bool,
 }
 
 impl BracketScan {
+    /// A scan that stops at a `<` outside every string: JSON has none there,
+    /// so the value is broken, and the `<` may be the end token of the call
+    /// it stands in (the special-token sections).
+    pub(crate) fn stopping_at_tags() -> Self {
+        Self {
+            tag_ends: true,
+            ..Self::default()
+        }
+    }
+
     /// Inside a string, not just after a backslash.
     #[inline]
     pub(crate) fn in_string_content(&self) -> bool {
@@ -29,6 +41,8 @@ impl BracketScan {
 
     /// Scans `bytes` from `i`; returns where it stopped and whether the
     /// outermost bracket closed there (just before the returned offset).
+    /// Stopped before the end of `bytes` without a close: at a `<` outside
+    /// every string, in a scan [`stopping_at_tags`](Self::stopping_at_tags).
     #[inline]
     pub(crate) fn scan(&mut self, bytes: &[u8], mut i: usize) -> (usize, bool) {
         while i < bytes.len() {
@@ -57,6 +71,7 @@ impl BracketScan {
                         return (i, true);
                     }
                 }
+                b'<' if self.tag_ends => return (i - 1, false),
                 _ => {}
             }
         }

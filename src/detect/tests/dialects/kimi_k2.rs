@@ -146,6 +146,9 @@ fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
         // Prose for the whole header.
         "<|tool_call_begin|>I will list the files.<|tool_call_end|>".to_owned(),
         call("functions.ls:2", "{} and more"),
+        // Arguments whose brackets never balance end at the call's end token.
+        call("functions.ls:2", r#"{"a": {"b": 1}"#),
+        call("functions.read_file:2", r#"{"path": "a", "#),
     ] {
         broken_element_goes_back_alone(
             section,
@@ -157,4 +160,39 @@ fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
             KimiK2,
         );
     }
+}
+
+/// vLLM's `test_invalid_json_still_extracted`: unterminated arguments end,
+/// broken, at the call's end token (a `<` outside their strings), so the
+/// next call in the section still reads; an end token inside a string is
+/// content.
+#[test]
+fn unterminated_arguments_end_at_the_call_end_token() {
+    let bad = call("functions.get_weather:0", r#"{"city": "Beijing""#);
+    let input = format!(
+        "Help. {}",
+        section(&[
+            bad.clone(),
+            call(
+                "functions.get_weather:1",
+                r#"{"city": "<|tool_call_end|>"}"#
+            ),
+        ])
+    );
+    check_calls(
+        &input,
+        expect(
+            &format!("Help. {bad}"),
+            &[("get_weather", json!({"city": "<|tool_call_end|>"}), KimiK2)],
+            &[Invalid],
+        ),
+    );
+    // The broken call streamed its arguments up to the token, then no end.
+    check_deltas(
+        &input,
+        &[r#"{"city": "Beijing""#, r#"{"city": "<|tool_call_end|>"}"#],
+    );
+    // Still open inside a string at the end of the stream: unfinished.
+    let input = section(&[call("functions.ls:0", r#"{"a": "<|tool_call_end|>"#)]);
+    check_calls(&input, expect(&input, &[], &[Unfinished]));
 }
