@@ -56,6 +56,13 @@ pub(super) const CORPUS: &[&str] = &[
     "<minimax:tool_call>\n<invoke name=\"ls\">\n</invoke>\n<invoke name=\"read_file\">\nprose <path>a</path>\n</invoke>\n<invoke name=ls></invoke>\n</minimax:tool_call> <function_calls><invoke name=\"ls\">x</invoke><invoke name=\"ls\"></invoke></function_calls>",
     "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜>ls()<｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\">oops<｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>",
     "[TOOL_CALLS] [{\"name\": \"ls\", \"arguments\": \"{bad\", \"id\": \"a1B2c3D4e\"}, {\"name\": \"ls\", \"arguments\": {}}, {\"arguments\": 5}] <|tool_call|>[{\"name\": \"ls\", \"arguments\": [1]}, {\"name\": \"ls\"}]",
+    // The remaining peer shapes of issue 24: a Qwen3-Coder value lacking
+    // `</parameter>`, a quoted opener, a bare `<function=NAME>`; Step-3 calls
+    // without the header, with the name again, a stray separator; Kimi K2
+    // arguments that never balance before a valid call.
+    "<tool_call>\n<function=write_to_file>\n<parameter=path>\na\n<parameter=content>\nb\n<parameter=path>\nc\n<parameter=line_count>\n2\n</parameter>\n</function>\n</tool_call> <function=get_weather>\n<parameter=city>\nP\n</parameter>\n</function> <function=ls> x",
+    "<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"ls\"></steptml:invoke><｜tool_call_end｜><｜tool_sep｜><｜tool_call_begin｜>function<｜tool_sep｜>read_file\n<steptml:invoke name=\"read_file\"><steptml:parameter name=\"path\">a</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_call_begin｜>function<｜tool_sep｜>ls <steptml:invoke name=\"search\"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"B\"<|tool_call_end|><|tool_call_begin|>functions.ls:1<|tool_call_argument_begin|>{\"a\": \"<|tool_call_end|>\"}<|tool_call_end|><|tool_calls_section_end|>",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
@@ -90,6 +97,9 @@ proptest! {
             Just("<configure>"), Just("</configure>"), Just("<label>"), Just("</label>"),
             Just("<parameter=label>"), Just("<function=configure>"), Just("None"), Just("True"),
             Just("nu"),
+            // Issue 24: openers ending values that lack their end tag.
+            Just("<parameter=city>"), Just("<parameter=path>"), Just("<function=get_weather>"),
+            Just("\n<parameter=days>\n"),
         ], 0..24),
         cut in cuts(400),
     ) {

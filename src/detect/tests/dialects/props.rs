@@ -70,6 +70,14 @@ fn fragment() -> impl Strategy<Value = &'static str> {
         Just("<|tool_call_begin|>functions.ls:3<|tool_call_argument_begin|>{} x<|tool_call_end|>"),
         Just("<｜DSML｜invoke name=\"ls\">\nprose\n</｜DSML｜invoke>"),
         Just("<｜tool_call_begin｜>function<｜tool_sep｜>ls()<｜tool_call_end｜>"),
+        // Step-3 without the header, with the name again, a stray separator;
+        // Kimi K2 arguments that never balance (issue 24).
+        Just("<｜tool_call_begin｜><steptml:invoke name=\"ls\">"),
+        Just("<｜tool_call_begin｜>function<｜tool_sep｜>ls\n<steptml:invoke name=\"ls\">"),
+        Just("<｜tool_sep｜>"),
+        Just(
+            "<|tool_call_begin|>functions.ls:4<|tool_call_argument_begin|>{\"a\": [1<|tool_call_end|>"
+        ),
         // Whole elements, so that complete calls are frequent.
         Just(
             "<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{\"path\": \"<｜tool▁call▁end｜>\"}<｜tool▁call▁end｜>"
