@@ -202,6 +202,18 @@ async fn registration_refuses_taken_names_and_bad_roots() {
 }
 
 #[tokio::test]
+async fn issue_25_writes_are_opt_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = ToolRegistry::new();
+    let names = register_builtins(&registry, &BuiltinsConfig::new(dir.path())).unwrap();
+    assert_eq!(
+        names,
+        ["calculate", "read_file", "list_files", "search_files"]
+    );
+    assert!(!registry.contains("write_to_file"));
+}
+
+#[tokio::test]
 async fn read_only_configuration_has_no_write_tool() {
     let fx = fixture_with(|c| c.allow_write = false);
     assert!(!fx.registry.contains("write_to_file"));
