@@ -183,8 +183,11 @@ pub(crate) fn write_file(
         Ok(m) if !m.is_file() => {
             return Err(ToolError::new(format!("`{shown}` is not a regular file")));
         }
+        // Renaming over it would succeed; writing in place never did.
         Ok(m) if m.permissions().readonly() => {
-            return Err(failed("write", io::ErrorKind::PermissionDenied.into()));
+            return Err(ToolError::new(format!(
+                "cannot write `{shown}`: the file is read-only"
+            )));
         }
         Ok(m) => Some(m.permissions()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,

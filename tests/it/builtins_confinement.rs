@@ -281,4 +281,20 @@ async fn overwriting_keeps_the_permission_bits() {
         std::fs::read_to_string(&script).unwrap(),
         "#!/bin/sh\necho hi\n"
     );
+    // A read-only file is not replaced, as writing in place would fail.
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let refused = call(
+        &registry,
+        "write_to_file",
+        json!({"path": "run.sh", "content": "x"}),
+    )
+    .await;
+    assert_eq!(
+        refused.unwrap_err(),
+        "cannot write `run.sh`: the file is read-only"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&script).unwrap(),
+        "#!/bin/sh\necho hi\n"
+    );
 }
