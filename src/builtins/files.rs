@@ -1,12 +1,16 @@
 //! The blocking bodies of `read_file`, `write_to_file` and `list_files`; the
-//! handlers run them on tokio's blocking pool.
+//! handlers run them on tokio's blocking pool. Every access goes through the
+//! workspace's directory handle (`Workspace`), never through an ambient path.
 
-use std::fs;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::ops::ControlFlow;
+use std::path::Path;
 
+use cap_std::fs::{Dir, File, OpenOptions};
 use tokio_util::sync::CancellationToken;
 
-use super::workspace::Workspace;
+use super::walk::{EntryKind, walk};
+use super::workspace::{Resolved, Workspace, io_error};
 use crate::registry::ToolError;
 
 /// What `read_file` may return at most, and how.
@@ -36,11 +40,13 @@ pub(crate) fn read_file(
     range: LineRange,
     limits: ReadLimits,
 ) -> Result<String, ToolError> {
-    let path = workspace
-        .resolve(raw)
-        .map_err(|e| ToolError::new(e.to_string()))?;
-    let shown = workspace.display(&path);
-    let metadata = fs::metadata(&path).map_err(|e| io_error("read", &shown, e))?;
+    let target = resolve(workspace, raw)?;
+    let shown = &target.shown;
+    let file = open_for_reading(workspace.dir(), &target.relative)
+        .map_err(|e| workspace.error("read", &target, e))?;
+    let metadata = file
+        .metadata()
+        .map_err(|e| workspace.error("read", &target, e))?;
     if metadata.is_dir() {
         return Err(ToolError::new(format!(
             "`{shown}` is a directory, not a file; use list_files to see what it contains"
@@ -67,12 +73,11 @@ pub(crate) fn read_file(
             limits.max_bytes
         )));
     }
-    let file = fs::File::open(&path).map_err(|e| io_error("read", &shown, e))?;
     let bytes = if range.is_whole() {
         let mut bytes = Vec::new();
         file.take(limits.max_bytes.saturating_add(1))
             .read_to_end(&mut bytes)
-            .map_err(|e| io_error("read", &shown, e))?;
+            .map_err(|e| io_error("read", shown, e))?;
         if bytes.len() as u64 > limits.max_bytes {
             return Err(ToolError::new(format!(
                 "`{shown}` grew past the {}-byte read limit while being read",
@@ -81,7 +86,7 @@ pub(crate) fn read_file(
         }
         bytes
     } else {
-        read_lines(file, start, end, limits.max_bytes, &shown)?
+        read_lines(file, start, end, limits.max_bytes, shown)?
     };
     String::from_utf8(bytes).map_err(|_| {
         ToolError::new(format!(
@@ -93,7 +98,7 @@ pub(crate) fn read_file(
 /// Copies lines `start..=end` (1-based) without holding more than the output
 /// and one buffer in memory.
 fn read_lines(
-    file: fs::File,
+    file: File,
     start: u64,
     end: u64,
     max_bytes: u64,
@@ -144,7 +149,11 @@ fn read_lines(
     Ok(out)
 }
 
-/// Writes `content` to a file, creating missing parent directories.
+/// Writes `content` to a file, creating missing parent directories. The
+/// content goes to a new file beside the target, renamed over it: a hard link
+/// to a file elsewhere is replaced, never written through. A symbolic link
+/// inside the workspace is followed to the file it names, which is replaced
+/// with its permission bits kept.
 pub(crate) fn write_file(
     workspace: &Workspace,
     raw: &str,
@@ -157,16 +166,15 @@ pub(crate) fn write_file(
             content.len()
         )));
     }
-    let path = workspace
-        .resolve(raw)
-        .map_err(|e| ToolError::new(e.to_string()))?;
-    let shown = workspace.display(&path);
-    if path == workspace.root() {
+    let target = resolve(workspace, raw)?;
+    let shown = &target.shown;
+    if target.relative.as_os_str().is_empty() {
         return Err(ToolError::new(
             "the path must name a file, not the workspace root",
         ));
     }
-    let existed = match fs::metadata(&path) {
+    let failed = |doing: &str, e: io::Error| workspace.error(doing, &target, e);
+    let existing = match workspace.metadata(&target.relative) {
         Ok(m) if m.is_dir() => {
             return Err(ToolError::new(format!(
                 "`{shown}` is a directory; give the path of a file"
@@ -175,15 +183,71 @@ pub(crate) fn write_file(
         Ok(m) if !m.is_file() => {
             return Err(ToolError::new(format!("`{shown}` is not a regular file")));
         }
-        Ok(_) => true,
-        Err(_) => false,
+        // Renaming over it would succeed; writing in place never did.
+        Ok(m) if m.permissions().readonly() => {
+            return Err(ToolError::new(format!(
+                "cannot write `{shown}`: the file is read-only"
+            )));
+        }
+        Ok(m) => Some(m.permissions()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(failed("write", e)),
     };
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| io_error("create the directories of", &shown, e))?;
+    // The file a link inside names is the one replaced, so the link stays.
+    let path = match existing {
+        Some(_) => workspace
+            .dir()
+            .canonicalize(&target.relative)
+            .map_err(|e| failed("write", e))?,
+        None => target.relative.clone(),
+    };
+    let (parent, Some(name)) = (path.parent().unwrap_or(Path::new("")), path.file_name()) else {
+        return Err(ToolError::new(
+            "the path must name a file, not the workspace root",
+        ));
+    };
+    if existing.is_none() && !parent.as_os_str().is_empty() {
+        workspace
+            .dir()
+            .create_dir_all(parent)
+            .map_err(|e| failed("create the directories of", e))?;
     }
-    fs::write(&path, content).map_err(|e| io_error("write", &shown, e))?;
-    let verb = if existed { "overwrote" } else { "created" };
+    let dir = workspace.open_dir(parent).map_err(|e| failed("write", e))?;
+    let verb = if existing.is_some() {
+        "overwrote"
+    } else {
+        "created"
+    };
+    replace(&dir, Path::new(name), content.as_bytes(), existing).map_err(|e| failed("write", e))?;
     Ok(format!("{verb} `{shown}` ({} bytes)", content.len()))
+}
+
+/// Puts `content` at `name` in `dir`: a new file with a unique name (created
+/// exclusively), renamed over `name`. The new file is removed if any step fails.
+fn replace(
+    dir: &Dir,
+    name: &Path,
+    content: &[u8],
+    permissions: Option<cap_std::fs::Permissions>,
+) -> io::Result<()> {
+    let temporary = format!(".toolrouter-write-{}.tmp", uuid::Uuid::new_v4().simple());
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    let mut file = dir.open_with(&temporary, &options)?;
+    let written = file
+        .write_all(content)
+        .and_then(|()| match permissions {
+            Some(permissions) => file.set_permissions(permissions),
+            None => Ok(()),
+        })
+        .and_then(|()| {
+            drop(file);
+            dir.rename(&temporary, dir, name)
+        });
+    if written.is_err() {
+        let _ = dir.remove_file(&temporary);
+    }
+    written
 }
 
 /// What `list_files` should list.
@@ -202,50 +266,36 @@ pub(crate) fn list_files(
     request: ListRequest,
     cancel: &CancellationToken,
 ) -> Result<String, ToolError> {
-    let path = workspace
-        .resolve(raw)
-        .map_err(|e| ToolError::new(e.to_string()))?;
-    let shown = workspace.display(&path);
-    let metadata = fs::metadata(&path).map_err(|e| io_error("list", &shown, e))?;
+    let target = resolve(workspace, raw)?;
+    let shown = &target.shown;
+    let metadata = workspace
+        .metadata(&target.relative)
+        .map_err(|e| workspace.error("list", &target, e))?;
     if !metadata.is_dir() {
-        return Err(ToolError::new(format!(
-            "`{shown}` is a file, not a directory; use read_file to read it"
-        )));
+        return Err(not_a_directory(shown));
     }
-    let walker = walkdir::WalkDir::new(&path)
-        .min_depth(1)
-        .max_depth(if request.recursive { usize::MAX } else { 1 })
-        .follow_links(false)
-        .sort_by_file_name();
+    let dir = workspace
+        .open_dir(&target.relative)
+        .map_err(|e| match e.kind() {
+            // Swapped for a file since it was looked at.
+            io::ErrorKind::NotADirectory => not_a_directory(shown),
+            _ => workspace.error("list", &target, e),
+        })?;
     let mut lines = Vec::new();
     let mut truncated = false;
-    let mut entries = walker.into_iter();
-    while let Some(entry) = entries.next() {
-        if cancel.is_cancelled() {
-            return Err(ToolError::new("cancelled"));
-        }
-        let entry = match entry {
-            Ok(entry) => entry,
-            // An unreadable subdirectory does not spoil the rest of the listing.
-            Err(e) => {
-                tracing::debug!(error = %e, "list_files skipped an entry");
-                continue;
-            }
-        };
+    walk(dir, shown, request.recursive, cancel, |entry| {
         if lines.len() == request.max_entries {
             truncated = true;
-            break;
+            return ControlFlow::Break(());
         }
-        let mut line = workspace.display(entry.path());
-        if entry.file_type().is_dir() {
+        let mut line = entry.shown.to_owned();
+        if entry.kind == EntryKind::Dir {
             line.push('/');
         }
         lines.push(line);
-        if is_vcs_dir(&entry) {
-            // Listed, but its thousands of object files are not.
-            entries.skip_current_dir();
-        }
-    }
+        ControlFlow::Continue(())
+    })
+    .map_err(|e| e.into_tool_error("list", shown))?;
     if lines.is_empty() {
         return Ok(format!("`{shown}` is empty"));
     }
@@ -258,15 +308,29 @@ pub(crate) fn list_files(
     Ok(lines.join("\n"))
 }
 
-pub(crate) fn io_error(doing: &str, shown: &str, e: std::io::Error) -> ToolError {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => ToolError::new(format!("`{shown}` does not exist")),
-        _ => ToolError::new(format!("cannot {doing} `{shown}`: {e}")),
-    }
+fn not_a_directory(shown: &str) -> ToolError {
+    ToolError::new(format!(
+        "`{shown}` is a file, not a directory; use read_file to read it"
+    ))
 }
 
-/// Whether a walked entry is a `.git` directory below the starting point: the
-/// recursive tools show it but do not descend into it.
-pub(crate) fn is_vcs_dir(entry: &walkdir::DirEntry) -> bool {
-    entry.depth() > 0 && entry.file_type().is_dir() && entry.file_name() == ".git"
+/// Resolves a path from a model, refusing one that leaves the workspace.
+pub(crate) fn resolve(workspace: &Workspace, raw: &str) -> Result<Resolved, ToolError> {
+    workspace
+        .resolve(raw)
+        .map_err(|e| ToolError::new(e.to_string()))
+}
+
+/// Opens a file for reading through `dir`. A FIFO is opened without waiting
+/// for a writer (`O_NONBLOCK`, which changes nothing for a regular file), so
+/// the caller can look at what it opened and refuse it.
+pub(crate) fn open_for_reading(dir: &Dir, relative: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    dir.open_with(relative, &options)
 }

@@ -6,6 +6,7 @@ mod expr;
 mod files;
 mod register;
 mod search;
+mod walk;
 mod workspace;
 
 #[cfg(test)]

@@ -30,15 +30,19 @@ pub const BUILTIN_TOOL_NAMES: [&str; 5] = [
 ///
 /// ```
 /// let mut config = toolrouter::BuiltinsConfig::new(".");
-/// config.allow_write = false;
+/// config.allow_write = true; // declare `write_to_file` too
 /// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct BuiltinsConfig {
     /// The one directory the file tools may touch. It must exist; it is
-    /// canonicalised at registration.
+    /// opened at registration, and the file tools reach files only through
+    /// that handle.
     pub workspace: PathBuf,
-    /// Whether `write_to_file` is registered (default true).
+    /// Whether tools that change files are registered (default false): those
+    /// not annotated read-only whose `destructiveHint` is not false, which
+    /// among the built-ins is `write_to_file`. Without it a model or client
+    /// sees the read-only built-ins only.
     pub allow_write: bool,
     /// The most bytes `read_file` returns (default 1 MiB).
     pub max_read_bytes: u64,
@@ -57,7 +61,7 @@ impl BuiltinsConfig {
     pub fn new(workspace: impl Into<PathBuf>) -> Self {
         Self {
             workspace: workspace.into(),
-            allow_write: true,
+            allow_write: false,
             max_read_bytes: 1024 * 1024,
             max_write_bytes: 10 * 1024 * 1024,
             max_list_entries: 1000,
@@ -84,11 +88,12 @@ pub enum BuiltinsError {
     Registry(#[from] RegistryError),
 }
 
-/// Registers the built-in tools (`calculate`, `read_file`, `write_to_file`
-/// unless `allow_write` is false, `list_files`, `search_files`) and returns
+/// Registers the built-in tools (`calculate`, `read_file`, `list_files`,
+/// `search_files`, and `write_to_file` when `allow_write` is set) and returns
 /// their names. Refuses, registering nothing, when one of the names is taken.
 ///
-/// Canonicalises the workspace root once, with a blocking call.
+/// Opens the workspace root once, with a blocking call; the file tools reach
+/// files only through that directory handle, never by an ambient path.
 pub fn register_builtins(
     registry: &ToolRegistry,
     config: &BuiltinsConfig,
@@ -99,15 +104,15 @@ pub fn register_builtins(
             source,
         }
     })?);
-    let tools = vec![
+    let mut tools = vec![
         calculate_tool()?,
         read_file_tool(&workspace, config)?,
+        write_file_tool(&workspace, config)?,
         list_files_tool(&workspace, config)?,
         search_files_tool(&workspace, config)?,
     ];
-    let mut tools = tools;
-    if config.allow_write {
-        tools.insert(2, write_file_tool(&workspace, config)?);
+    if !config.allow_write {
+        tools.retain(|tool| !changes_things(tool.definition()));
     }
     if let Some(taken) = tools.iter().find(|tool| registry.contains(tool.name())) {
         return Err(RegistryError::Duplicate(taken.name().to_owned()).into());
@@ -119,6 +124,16 @@ pub fn register_builtins(
     }
     tracing::debug!(?names, root = %workspace.root().display(), "built-in tools registered");
     Ok(names)
+}
+
+/// Whether a tool may change things, by its annotations read with MCP's
+/// defaults: unless marked read-only, a tool is destructive unless it says
+/// `destructiveHint: false`.
+fn changes_things(tool: &Tool) -> bool {
+    match &tool.annotations {
+        Some(a) => a.read_only_hint != Some(true) && a.destructive_hint != Some(false),
+        None => true,
+    }
 }
 
 // ---- definitions ----------------------------------------------------------

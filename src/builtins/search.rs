@@ -1,12 +1,17 @@
 //! The blocking body of `search_files`: a regex over the lines of the text
 //! files under a directory, optionally filtered by a glob-style file pattern.
+//! Files are opened through the directory handles of the walk.
 
-use std::fs;
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::Path;
 
+use cap_std::fs::File;
 use regex::{Regex, RegexBuilder};
 use tokio_util::sync::CancellationToken;
 
-use super::files::{io_error, is_vcs_dir};
+use super::files::{open_for_reading, resolve};
+use super::walk::{EntryKind, walk};
 use super::workspace::Workspace;
 use crate::registry::ToolError;
 
@@ -39,77 +44,113 @@ pub(crate) fn search_files(
         .build()
         .map_err(|e| ToolError::new(format!("invalid regex: {e}")))?;
     let pattern = request.file_pattern.map(FilePattern::new).transpose()?;
-    let base = workspace
-        .resolve(request.path)
-        .map_err(|e| ToolError::new(e.to_string()))?;
-    let shown = workspace.display(&base);
-    fs::metadata(&base).map_err(|e| io_error("search", &shown, e))?;
+    let target = resolve(workspace, request.path)?;
+    let shown = &target.shown;
+    let metadata = workspace
+        .metadata(&target.relative)
+        .map_err(|e| workspace.error("search", &target, e))?;
 
-    let mut out = Vec::new();
-    let mut truncated = false;
-    let mut n_skipped_large = 0usize;
-    let walker = walkdir::WalkDir::new(&base)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| !is_vcs_dir(entry));
-    'files: for entry in walker {
-        if cancel.is_cancelled() {
-            return Err(ToolError::new("cancelled"));
-        }
-        let Ok(entry) = entry else { continue };
-        // Symbolic links are not followed, so none can lead out of the root.
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let relative = workspace.display(entry.path());
-        if pattern.as_ref().is_some_and(|p| !p.matches(&relative)) {
-            continue;
-        }
-        match entry.metadata() {
-            Ok(m) if m.len() > request.max_file_bytes => {
-                n_skipped_large += 1;
-                continue;
+    let mut found = Found::default();
+    if metadata.is_dir() {
+        let dir = workspace
+            .open_dir(&target.relative)
+            .map_err(|e| workspace.error("search", &target, e))?;
+        walk(dir, shown, true, cancel, |entry| {
+            // Symbolic links are not followed; a file swapped for one since the
+            // directory was read is opened beneath the workspace or not at all.
+            if entry.kind != EntryKind::File
+                || pattern.as_ref().is_some_and(|p| !p.matches(entry.shown))
+            {
+                return ControlFlow::Continue(());
             }
-            Ok(_) => {}
-            Err(_) => continue,
-        }
-        let Ok(bytes) = fs::read(entry.path()) else {
-            continue;
-        };
-        // Binary and non-UTF-8 files are not text to search.
-        if bytes.contains(&0) {
-            continue;
-        }
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            continue;
-        };
-        for (idx, line) in text.lines().enumerate() {
-            if regex.is_match(line) {
-                if out.len() == request.max_results {
-                    truncated = true;
-                    break 'files;
-                }
-                out.push(format!("{relative}:{}: {}", idx + 1, cut(line)));
+            match open_for_reading(entry.parent, Path::new(entry.name)) {
+                Ok(file) => found.search(file, entry.shown, &regex, request),
+                Err(_) => ControlFlow::Continue(()),
             }
-        }
+        })
+        .map_err(|e| e.into_tool_error("search", shown))?;
+    } else if metadata.is_file()
+        && pattern.as_ref().is_none_or(|p| p.matches(shown))
+        && let Ok(file) = open_for_reading(workspace.dir(), &target.relative)
+    {
+        let _ = found.search(file, shown, &regex, request);
     }
+
+    let mut out = found.lines;
     if out.is_empty() {
         out.push(format!("no matches for `{}` in `{shown}`", request.regex));
     }
-    if truncated {
+    if found.truncated {
         out.push(format!(
             "[search stopped after {} matches; narrow the path, regex or file_pattern]",
             request.max_results
         ));
     }
-    if n_skipped_large > 0 {
+    if found.n_skipped_large > 0 {
         out.push(format!(
-            "[skipped {n_skipped_large} files larger than {} bytes]",
-            request.max_file_bytes
+            "[skipped {} files larger than {} bytes]",
+            found.n_skipped_large, request.max_file_bytes
         ));
     }
     Ok(out.join("\n"))
+}
+
+/// The matches of one search so far.
+#[derive(Debug, Default)]
+struct Found {
+    lines: Vec<String>,
+    truncated: bool,
+    n_skipped_large: usize,
+}
+
+impl Found {
+    /// Adds the matching lines of one opened file; breaks when the results
+    /// are full. Skips what is not a regular text file or is too large.
+    fn search(
+        &mut self,
+        file: File,
+        shown: &str,
+        regex: &Regex,
+        request: &SearchRequest<'_>,
+    ) -> ControlFlow<()> {
+        match file.metadata() {
+            Ok(m) if !m.is_file() => return ControlFlow::Continue(()),
+            Ok(m) if m.len() > request.max_file_bytes => {
+                self.n_skipped_large += 1;
+                return ControlFlow::Continue(());
+            }
+            Ok(_) => {}
+            Err(_) => return ControlFlow::Continue(()),
+        }
+        let mut bytes = Vec::new();
+        let limit = request.max_file_bytes.saturating_add(1);
+        if file.take(limit).read_to_end(&mut bytes).is_err() {
+            return ControlFlow::Continue(());
+        }
+        if bytes.len() as u64 > request.max_file_bytes {
+            // It grew past the limit after it was looked at.
+            self.n_skipped_large += 1;
+            return ControlFlow::Continue(());
+        }
+        // Binary and non-UTF-8 files are not text to search.
+        if bytes.contains(&0) {
+            return ControlFlow::Continue(());
+        }
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return ControlFlow::Continue(());
+        };
+        for (idx, line) in text.lines().enumerate() {
+            if regex.is_match(line) {
+                if self.lines.len() == request.max_results {
+                    self.truncated = true;
+                    return ControlFlow::Break(());
+                }
+                self.lines
+                    .push(format!("{shown}:{}: {}", idx + 1, cut(line)));
+            }
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 fn cut(line: &str) -> String {

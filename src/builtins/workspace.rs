@@ -1,21 +1,28 @@
-//! `Workspace`: the one directory the file tools may touch, and the path check
-//! that keeps every access inside it.
+//! `Workspace`: the one directory the file tools may touch, held open as a
+//! directory handle, and the path rule that names places inside it.
 //!
 //! A path from a model is joined to the root (or taken as is when absolute),
-//! normalised lexically (`.` dropped, `..` removed with the component before it,
-//! so the path handed to the OS never contains `..`), then its nearest existing
-//! ancestor is canonicalised, which resolves every symbolic link on the way. The
-//! result must lie under the canonical root. A dangling symbolic link is refused
-//! outright: writing through it would create a file wherever it points.
+//! normalised lexically (`.` dropped, `..` removed with the component before it)
+//! and must then lie under the root: what is left is a relative path with no
+//! `..`. Every access opens that relative path through the root's handle
+//! ([`cap_std::fs::Dir`]), which resolves it beneath the root in the same step
+//! as the open (`openat2` with `RESOLVE_BENEATH` on Linux, a component-wise walk
+//! elsewhere). There is no check-then-open gap for a swapped link to slip
+//! through.
 //!
-//! The check runs just before the access, not atomically with it: a process
-//! that can swap a directory for a symbolic link in between can still win that
-//! race. The file tools guard against the model, not against other local users.
+//! Symbolic links: a link inside the workspace is followed when its target,
+//! resolved step by step, stays inside (`code -> src`, `a -> ../docs/a.md`). A
+//! link whose target leads out, and any link with an absolute target (even one
+//! that names a place inside), is refused: "path escapes the workspace".
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-/// Why a path was refused or could not be resolved.
+use cap_std::fs::{Dir, Metadata};
+
+use crate::registry::ToolError;
+
+/// Why a path was refused before touching the file system.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub(crate) enum PathError {
@@ -27,61 +34,49 @@ pub(crate) enum PathError {
         /// The canonical root.
         root: PathBuf,
     },
-    /// The path stays inside lexically, but a symbolic link on it leads out.
-    #[error(
-        "path `{path}` follows a symbolic link to `{target}`, outside the workspace root `{root}`"
-    )]
-    SymlinkOutside {
-        /// The path as given.
-        path: String,
-        /// Where the link leads.
-        target: PathBuf,
-        /// The canonical root.
-        root: PathBuf,
-    },
-    /// A symbolic link on the path points at nothing.
-    #[error(
-        "path `{path}` goes through the dangling symbolic link `{link}`, which is not followed"
-    )]
-    DanglingLink {
-        /// The path as given.
-        path: String,
-        /// The link, relative to the root.
-        link: String,
-    },
     /// The path contains a NUL character.
     #[error("path `{path}` contains a NUL character")]
     Nul {
         /// The path as given, NUL escaped.
         path: String,
     },
-    /// The file system refused to say where the path leads.
-    #[error("cannot resolve path `{path}`: {source}")]
-    Io {
-        /// The path as given.
-        path: String,
-        /// The OS error.
-        source: io::Error,
-    },
 }
 
-/// The canonical workspace root.
-#[derive(Debug, Clone)]
+/// The workspace root: its canonical path (for messages and absolute paths
+/// from a model) and an open handle every access goes through.
+#[derive(Debug)]
 pub(crate) struct Workspace {
     root: PathBuf,
+    /// The root as configured, absolute and normalised but not canonical: an
+    /// absolute path from a model may name the root this way too.
+    given: PathBuf,
+    dir: Dir,
+}
+
+/// A path inside the workspace, relative to the root, and how it is shown.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    /// The path as the model gave it.
+    pub(crate) raw: String,
+    /// Relative to the root, without `.` or `..`; empty for the root itself.
+    pub(crate) relative: PathBuf,
+    /// `relative`, `/`-separated; `.` for the root.
+    pub(crate) shown: String,
 }
 
 impl Workspace {
     /// Opens `root`, which must be an existing directory. Blocking.
     pub(crate) fn open(root: &Path) -> io::Result<Self> {
+        let given = normalize(&std::path::absolute(root)?);
         let root = std::fs::canonicalize(root)?;
-        if !std::fs::metadata(&root)?.is_dir() {
+        let dir = Dir::open_ambient_dir(&root, cap_std::ambient_authority())?;
+        if !dir.dir_metadata()?.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::NotADirectory,
                 "not a directory",
             ));
         }
-        Ok(Self { root })
+        Ok(Self { root, given, dir })
     }
 
     /// The canonical root.
@@ -89,90 +84,97 @@ impl Workspace {
         &self.root
     }
 
-    /// Resolves a path given by a model to an absolute path inside the root,
-    /// which may not exist yet. An empty path means the root. Blocking.
-    pub(crate) fn resolve(&self, raw: &str) -> Result<PathBuf, PathError> {
+    /// The handle every access goes through.
+    pub(crate) fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// Names the place inside the root that a path from a model means, which
+    /// may not exist. An empty path means the root. Touches nothing.
+    pub(crate) fn resolve(&self, raw: &str) -> Result<Resolved, PathError> {
         if raw.contains('\0') {
             return Err(PathError::Nul {
                 path: raw.replace('\0', "\\0"),
             });
         }
         let given = Path::new(raw);
-        let joined = if given.is_absolute() {
-            given.to_path_buf()
+        let lexical = if given.is_absolute() {
+            normalize(given)
         } else {
-            self.root.join(given)
+            normalize(&self.root.join(given))
         };
-        let lexical = normalize(&joined);
+        let relative = lexical
+            .strip_prefix(&self.root)
+            .or_else(|_| lexical.strip_prefix(&self.given))
+            .map_err(|_| PathError::Outside {
+                path: raw.to_owned(),
+                root: self.root.clone(),
+            })?
+            .to_path_buf();
+        Ok(Resolved {
+            raw: raw.to_owned(),
+            shown: display(&relative),
+            relative,
+        })
+    }
 
-        // The nearest ancestor that exists (as a link or otherwise); the rest
-        // is a tail of plain names that do not exist yet.
-        let mut existing = lexical.as_path();
-        let mut tail = Vec::new();
-        while std::fs::symlink_metadata(existing).is_err() {
-            match (existing.parent(), existing.file_name()) {
-                (Some(parent), Some(name)) => {
-                    tail.push(name.to_owned());
-                    existing = parent;
-                }
-                _ => break,
-            }
-        }
-        let canonical = match std::fs::canonicalize(existing) {
-            Ok(canonical) => canonical,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(PathError::DanglingLink {
-                    path: raw.to_owned(),
-                    link: self.display_lexical(existing),
-                });
-            }
-            Err(source) => {
-                return Err(PathError::Io {
-                    path: raw.to_owned(),
-                    source,
-                });
-            }
-        };
-        let resolved = tail
-            .iter()
-            .rev()
-            .fold(canonical.clone(), |path, name| path.join(name));
-        if resolved.starts_with(&self.root) {
-            Ok(resolved)
-        } else if lexical.starts_with(&self.root) {
-            Err(PathError::SymlinkOutside {
-                path: raw.to_owned(),
-                target: canonical,
-                root: self.root.clone(),
-            })
+    /// Opens a directory inside the root (the root itself for an empty path).
+    pub(crate) fn open_dir(&self, relative: &Path) -> io::Result<Dir> {
+        if relative.as_os_str().is_empty() {
+            self.dir.try_clone()
         } else {
-            Err(PathError::Outside {
-                path: raw.to_owned(),
-                root: self.root.clone(),
-            })
+            self.dir.open_dir(relative)
         }
     }
 
-    /// A resolved path relative to the root, `/`-separated; `.` for the root.
-    pub(crate) fn display(&self, resolved: &Path) -> String {
-        let relative = resolved.strip_prefix(&self.root).unwrap_or(resolved);
-        let parts: Vec<_> = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect();
-        if parts.is_empty() {
-            ".".into()
+    /// What a path inside the root leads to, links inside followed.
+    pub(crate) fn metadata(&self, relative: &Path) -> io::Result<Metadata> {
+        if relative.as_os_str().is_empty() {
+            self.dir.dir_metadata()
         } else {
-            parts.join("/")
+            self.dir.metadata(relative)
         }
     }
 
-    fn display_lexical(&self, path: &Path) -> String {
-        if path.starts_with(&self.root) {
-            self.display(path)
+    /// The tool error for a failed access to `target`: a refused escape, a
+    /// missing file, or the OS error.
+    pub(crate) fn error(&self, doing: &str, target: &Resolved, e: io::Error) -> ToolError {
+        if is_escape(&e) {
+            ToolError::new(format!(
+                "path `{}` escapes the workspace root `{}` through a symbolic link",
+                target.raw,
+                self.root.display()
+            ))
         } else {
-            path.display().to_string()
+            io_error(doing, &target.shown, e)
         }
+    }
+}
+
+/// The tool error for an OS error on `shown`.
+pub(crate) fn io_error(doing: &str, shown: &str, e: io::Error) -> ToolError {
+    match e.kind() {
+        io::ErrorKind::NotFound => ToolError::new(format!("`{shown}` does not exist")),
+        _ => ToolError::new(format!("cannot {doing} `{shown}`: {e}")),
+    }
+}
+
+/// Whether cap-std refused an access because it led out of the directory: its
+/// one `PermissionDenied` that carries no OS error code.
+fn is_escape(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none()
+}
+
+/// A root-relative path, `/`-separated; `.` for the root.
+pub(crate) fn display(relative: &Path) -> String {
+    let parts: Vec<_> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect();
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
     }
 }
 

@@ -29,6 +29,11 @@ pub(crate) struct ToolSetupArgs {
     /// Leave the built-in tools off.
     #[arg(long)]
     pub(crate) no_builtins: bool,
+    /// Declare the built-in tools that change files (`write_to_file`, and any
+    /// built-in not annotated read-only). Without it, a model or MCP client
+    /// sees only the read-only built-ins.
+    #[arg(long)]
+    pub(crate) allow_write: bool,
 }
 
 /// A hub with its tools, and the gateway that keeps upstream tools alive.
@@ -46,7 +51,11 @@ impl ToolSetup {
             None => None,
         };
         let hub = Hub::new();
-        let wanted: Vec<String> = match config.as_ref().and_then(|c| c.builtins.clone()) {
+        // The configuration may list built-ins; without a list, every built-in
+        // that `register_builtins` declares (the writing ones need --allow-write).
+        let listed = config.as_ref().and_then(|c| c.builtins.clone());
+        let explicit = listed.is_some();
+        let wanted: Vec<String> = match listed {
             _ if args.no_builtins => Vec::new(),
             Some(names) => names,
             None => BUILTIN_TOOL_NAMES.iter().map(|n| (*n).to_owned()).collect(),
@@ -71,8 +80,17 @@ impl ToolSetup {
                     std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?
                 }
             };
-            register_builtins(hub.registry(), &BuiltinsConfig::new(workspace))
-                .map_err(|e| e.to_string())?;
+            let mut builtins = BuiltinsConfig::new(workspace);
+            builtins.allow_write = args.allow_write;
+            let registered =
+                register_builtins(hub.registry(), &builtins).map_err(|e| e.to_string())?;
+            let held_back = wanted.iter().find(|w| !registered.contains(w));
+            if let Some(held_back) = held_back.filter(|_| explicit) {
+                return Err(format!(
+                    "the configuration turns on `{held_back}`, which changes files: \
+                     pass --allow-write to declare it"
+                ));
+            }
             for name in BUILTIN_TOOL_NAMES {
                 if !wanted.iter().any(|w| w == name) {
                     hub.registry().remove(name);

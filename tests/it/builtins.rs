@@ -51,6 +51,7 @@ fn fixture_with(configure: impl FnOnce(&mut BuiltinsConfig)) -> Fixture {
     }
     let registry = ToolRegistry::new();
     let mut config = BuiltinsConfig::new(&root);
+    config.allow_write = true;
     configure(&mut config);
     register_builtins(&registry, &config).unwrap();
     Fixture {
@@ -198,6 +199,18 @@ async fn registration_refuses_taken_names_and_bad_roots() {
         register_builtins(&registry, &BuiltinsConfig::new(fx.root.join("a.txt"))).unwrap_err();
     assert!(matches!(err, BuiltinsError::Workspace { .. }), "{err}");
     assert!(registry.is_empty());
+}
+
+#[tokio::test]
+async fn issue_25_writes_are_opt_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = ToolRegistry::new();
+    let names = register_builtins(&registry, &BuiltinsConfig::new(dir.path())).unwrap();
+    assert_eq!(
+        names,
+        ["calculate", "read_file", "list_files", "search_files"]
+    );
+    assert!(!registry.contains("write_to_file"));
 }
 
 #[tokio::test]
@@ -607,22 +620,18 @@ async fn symlinks_out_of_the_root_are_refused() {
     let fx = fixture();
     let r = &fx.registry;
     let root = fx.root.display().to_string();
-    let outside = fx.outside.display().to_string();
-    let secret = fx.outside.join("secret.txt").display().to_string();
+    let escapes = |path: &str| {
+        format!("path `{path}` escapes the workspace root `{root}` through a symbolic link")
+    };
     assert_eq!(
         call_err(r, "read_file", json!({"path": "leak.txt"})).await,
-        format!(
-            "path `leak.txt` follows a symbolic link to `{secret}`, outside the workspace root `{root}`"
-        )
+        escapes("leak.txt")
     );
     assert_eq!(
         call_err(r, "read_file", json!({"path": "escape/secret.txt"})).await,
-        format!(
-            "path `escape/secret.txt` follows a symbolic link to `{secret}`, outside the workspace root `{root}`"
-        )
+        escapes("escape/secret.txt")
     );
-    // A new file below a link that leads out: the nearest existing ancestor
-    // (`escape`) resolves outside.
+    // A new file below a link that leads out.
     assert_eq!(
         call_err(
             r,
@@ -630,9 +639,7 @@ async fn symlinks_out_of_the_root_are_refused() {
             json!({"path": "escape/sub/evil.txt", "content": "x"})
         )
         .await,
-        format!(
-            "path `escape/sub/evil.txt` follows a symbolic link to `{outside}`, outside the workspace root `{root}`"
-        )
+        escapes("escape/sub/evil.txt")
     );
     assert!(!fx.outside.join("sub").exists());
     assert_eq!(
@@ -642,15 +649,13 @@ async fn symlinks_out_of_the_root_are_refused() {
             json!({"path": "leak.txt", "content": "overwritten"})
         )
         .await,
-        format!(
-            "path `leak.txt` follows a symbolic link to `{secret}`, outside the workspace root `{root}`"
-        )
+        escapes("leak.txt")
     );
     assert_eq!(
         std::fs::read_to_string(fx.outside.join("secret.txt")).unwrap(),
         "top secret\n"
     );
-    // A dangling link would create its target wherever it points.
+    // A dangling link out would create its target wherever it points.
     assert_eq!(
         call_err(
             r,
@@ -658,14 +663,12 @@ async fn symlinks_out_of_the_root_are_refused() {
             json!({"path": "dangling", "content": "x"})
         )
         .await,
-        "path `dangling` goes through the dangling symbolic link `dangling`, which is not followed"
+        escapes("dangling")
     );
     assert!(!fx.outside.join("nowhere.txt").exists());
     assert_eq!(
         call_err(r, "list_files", json!({"path": "escape"})).await,
-        format!(
-            "path `escape` follows a symbolic link to `{outside}`, outside the workspace root `{root}`"
-        )
+        escapes("escape")
     );
     assert_eq!(
         call_err(
@@ -674,26 +677,65 @@ async fn symlinks_out_of_the_root_are_refused() {
             json!({"path": "escape", "regex": "secret"})
         )
         .await,
-        format!(
-            "path `escape` follows a symbolic link to `{outside}`, outside the workspace root `{root}`"
-        )
+        escapes("escape")
+    );
+    // A relative link that leaves the root, even to come back, is refused.
+    std::os::unix::fs::symlink("../ws/a.txt", fx.root.join("round-trip")).unwrap();
+    assert_eq!(
+        call_err(r, "read_file", json!({"path": "round-trip"})).await,
+        escapes("round-trip")
     );
 }
 
 #[cfg(unix)]
 #[tokio::test]
-async fn symlinks_inside_the_root_are_followed() {
+async fn symlinks_inside_the_root_are_followed_when_relative() {
     let fx = fixture();
-    std::os::unix::fs::symlink(fx.root.join("src"), fx.root.join("code")).unwrap();
+    let r = &fx.registry;
+    std::os::unix::fs::symlink("src", fx.root.join("code")).unwrap();
+    std::os::unix::fs::symlink("../a.txt", fx.root.join("notes/a-link")).unwrap();
     assert_eq!(
         call_ok(
-            &fx.registry,
+            r,
             "read_file",
             json!({"path": "code/main.rs", "end_line": 1})
         )
         .await,
         "fn main() {\n"
     );
+    assert_eq!(
+        call_ok(
+            r,
+            "read_file",
+            json!({"path": "notes/a-link", "end_line": 1})
+        )
+        .await,
+        "alpha\n"
+    );
+    // Writing through a link inside replaces the file it names; the link stays.
+    assert_eq!(
+        call_ok(
+            r,
+            "write_to_file",
+            json!({"path": "notes/a-link", "content": "new\n"})
+        )
+        .await,
+        "overwrote `notes/a-link` (4 bytes)"
+    );
+    assert_eq!(
+        std::fs::read_to_string(fx.root.join("a.txt")).unwrap(),
+        "new\n"
+    );
+    assert!(
+        std::fs::symlink_metadata(fx.root.join("notes/a-link"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // An absolute target is refused, even one that names a place inside.
+    std::os::unix::fs::symlink(fx.root.join("src"), fx.root.join("abs")).unwrap();
+    let err = call_err(r, "read_file", json!({"path": "abs/main.rs"})).await;
+    assert!(err.contains("escapes the workspace root"), "{err}");
 }
 
 #[tokio::test]

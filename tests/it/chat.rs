@@ -160,14 +160,9 @@ async fn run_chat(
 
 const PROMPT: &str = "What is (12 + 5) * 3?";
 
-/// The names of the five built-in tools, in the registry's (name) order.
-const BUILTINS: [&str; 5] = [
-    "calculate",
-    "list_files",
-    "read_file",
-    "search_files",
-    "write_to_file",
-];
+/// The names of the four read-only built-in tools (`write_to_file` needs
+/// `--allow-write`), in the registry's (name) order.
+const BUILTINS: [&str; 4] = ["calculate", "list_files", "read_file", "search_files"];
 
 /// The sorted names of `declarations`, each found at the JSON pointer `name_at`.
 fn names(declarations: &[Value], name_at: &str) -> Vec<String> {

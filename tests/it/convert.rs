@@ -138,25 +138,29 @@ fn tools_text_for_one_dialect() {
     );
 }
 
-#[test]
-fn tools_lists_the_builtins_by_default() {
+/// The names `toolrouter tools --json` lists with `extra` flags.
+fn listed_tool_names(extra: &[&str]) -> Vec<String> {
     let dir = tempfile::tempdir().expect("tempdir");
     let workspace = dir.path().to_str().expect("utf-8 path");
-    let doc: Value = serde_json::from_str(&stdout(&run(&[
-        "tools",
-        "--workspace",
-        workspace,
-        "--json",
-    ])))
-    .expect("json");
-    let names: Vec<&str> = doc["tools"]
+    let mut command = vec!["tools", "--workspace", workspace, "--json"];
+    command.extend_from_slice(extra);
+    let doc: Value = serde_json::from_str(&stdout(&run(&command))).expect("json");
+    doc["tools"]
         .as_array()
         .expect("tools")
         .iter()
-        .map(|t| t["name"].as_str().expect("name"))
-        .collect();
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+#[test]
+fn tools_lists_the_read_only_builtins_by_default() {
     assert_eq!(
-        names,
+        listed_tool_names(&[]),
+        ["calculate", "list_files", "read_file", "search_files"]
+    );
+    assert_eq!(
+        listed_tool_names(&["--allow-write"]),
         [
             "calculate",
             "list_files",
@@ -165,6 +169,36 @@ fn tools_lists_the_builtins_by_default() {
             "write_to_file"
         ]
     );
+}
+
+#[test]
+fn a_configuration_naming_write_to_file_needs_allow_write() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("toolrouter.toml");
+    std::fs::write(&config, "builtins = [\"read_file\", \"write_to_file\"]\n").expect("write");
+    let config = config.to_str().expect("utf-8 path");
+    let refused = run(&["tools", "--config", config]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("turns on `write_to_file`, which changes files: pass --allow-write"),
+        "{stderr}"
+    );
+    let out = stdout(&run(&[
+        "tools",
+        "--config",
+        config,
+        "--allow-write",
+        "--json",
+    ]));
+    let doc: Value = serde_json::from_str(&out).expect("json");
+    let names: Vec<&str> = doc["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["read_file", "write_to_file"]);
 }
 
 #[test]

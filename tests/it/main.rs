@@ -1,6 +1,7 @@
 //! Integration tests: one binary, one module per area.
 
 mod builtins;
+mod builtins_confinement;
 mod chat;
 mod convert;
 mod detect;

@@ -35,6 +35,11 @@ fn provider_of(stream: &Path) -> String {
 }
 
 fn route_summary(stream: &Path, chunk: usize) -> Value {
+    route_summary_with(stream, chunk, &[])
+}
+
+/// `route_summary` with extra flags (`--allow-write`).
+fn route_summary_with(stream: &Path, chunk: usize, extra: &[&str]) -> Value {
     let out = Command::new(toolrouter_bin())
         .args([
             "route",
@@ -45,6 +50,7 @@ fn route_summary(stream: &Path, chunk: usize) -> Value {
         ])
         .arg(provider_of(stream))
         .arg(stream)
+        .args(extra)
         .current_dir(std::env::temp_dir())
         .output()
         .expect("run toolrouter route");
@@ -184,8 +190,13 @@ fn a_text_call_cut_by_max_tokens_is_a_partial_call() {
     let expected: Value =
         serde_json::from_str(&std::fs::read_to_string(&expect_path).expect("read expectation"))
             .expect("expectation is JSON");
+    // The cut call is to `write_to_file`, declared only with --allow-write; it
+    // never runs, and the workspace is an empty scratch directory anyway.
+    let workspace = tempfile::tempdir().expect("tempdir");
+    let workspace = workspace.path().to_str().expect("utf-8 path");
+    let flags = ["--allow-write", "--workspace", workspace];
     for chunk in [1, 9, 4096] {
-        let actual = route_summary(&stream, chunk);
+        let actual = route_summary_with(&stream, chunk, &flags);
         // Compared whole: a text call's partial call has no id at all (the
         // fixtures' `null` means "made up" for completed calls).
         let mut summary = actual.as_object().cloned().expect("an object");

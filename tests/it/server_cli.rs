@@ -158,6 +158,68 @@ fn expect_calculate_reply(output: impl std::io::BufRead) {
     panic!("the output ended without the reply to the call");
 }
 
+/// Runs `toolrouter serve --stdio` with `extra` flags over a session that
+/// lists the tools (id 2) and calls `write_to_file` (id 3); the two replies.
+fn list_and_write_over_stdio(extra: &[&str]) -> (Vec<String>, serde_json::Value) {
+    let workspace = tempfile::tempdir().unwrap();
+    let session = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"0"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"write_to_file","arguments":{"path":"x.txt","content":"x"}}}"#,
+        "\n",
+    );
+    let mut input = tempfile::tempfile().unwrap();
+    input.write_all(session.as_bytes()).unwrap();
+    std::io::Seek::rewind(&mut input).unwrap();
+    let output = Command::new(toolrouter_bin())
+        .args(["serve", "--stdio", "--workspace"])
+        .arg(workspace.path())
+        .args(extra)
+        .stdin(Stdio::from(input))
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let replies: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let reply = |id: u64| {
+        replies
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no reply {id} in {replies:?}"))
+            .clone()
+    };
+    let names = reply(2)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    (names, reply(3))
+}
+
+#[test]
+fn issue_25_serve_declares_write_to_file_only_with_allow_write() {
+    let (names, call) = list_and_write_over_stdio(&[]);
+    assert_eq!(
+        names,
+        ["calculate", "list_files", "read_file", "search_files"]
+    );
+    let text = call.to_string();
+    assert!(text.contains("unknown tool `write_to_file`"), "{text}");
+
+    let (names, call) = list_and_write_over_stdio(&["--allow-write"]);
+    assert!(names.iter().any(|n| n == "write_to_file"), "{names:?}");
+    assert_eq!(call["result"]["isError"], false, "{call}");
+}
+
 /// Waits up to 30 s for `child` to exit; whether it exited successfully.
 fn exits_in_time(child: &mut Child) -> bool {
     for _ in 0..300 {
