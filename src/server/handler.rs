@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 
 use super::peer::{LogThreshold, NotificationSink, RmcpClientPeer};
 use super::state::StateSigner;
+use crate::core::echo;
 use crate::exec::ExecError;
 use crate::hub::Hub;
 use crate::registry::{
@@ -396,7 +397,7 @@ impl ServerHandler for McpServer {
             ))),
             Err(e @ ResourceError::NotFound(_)) => Err(McpError::resource_not_found(
                 e.to_string(),
-                Some(serde_json::json!({ "uri": request.uri })),
+                Some(serde_json::json!({ "uri": echo(&request.uri).to_string() })),
             )),
             Err(e) => Err(McpError::internal_error(e.to_string(), None)),
         }
@@ -409,8 +410,8 @@ impl ServerHandler for McpServer {
     ) -> Result<(), McpError> {
         if !self.hub.resources().contains(&request.uri) {
             return Err(McpError::resource_not_found(
-                format!("resource not found: {}", request.uri),
-                Some(serde_json::json!({ "uri": request.uri })),
+                format!("resource not found: {}", echo(&request.uri)),
+                Some(serde_json::json!({ "uri": echo(&request.uri).to_string() })),
             ));
         }
         self.connection
