@@ -39,7 +39,7 @@ pub(crate) fn read_file(
     let path = workspace
         .resolve(raw)
         .map_err(|e| ToolError::new(e.to_string()))?;
-    let shown = workspace.display(&path);
+    let shown = workspace.quote(&path);
     let metadata = fs::metadata(&path).map_err(|e| io_error("read", &shown, e))?;
     if metadata.is_dir() {
         return Err(ToolError::new(format!(
@@ -160,7 +160,7 @@ pub(crate) fn write_file(
     let path = workspace
         .resolve(raw)
         .map_err(|e| ToolError::new(e.to_string()))?;
-    let shown = workspace.display(&path);
+    let shown = workspace.quote(&path);
     if path == workspace.root() {
         return Err(ToolError::new(
             "the path must name a file, not the workspace root",
@@ -205,7 +205,7 @@ pub(crate) fn list_files(
     let path = workspace
         .resolve(raw)
         .map_err(|e| ToolError::new(e.to_string()))?;
-    let shown = workspace.display(&path);
+    let shown = workspace.quote(&path);
     let metadata = fs::metadata(&path).map_err(|e| io_error("list", &shown, e))?;
     if !metadata.is_dir() {
         return Err(ToolError::new(format!(

@@ -42,7 +42,7 @@ pub(crate) fn search_files(
     let base = workspace
         .resolve(request.path)
         .map_err(|e| ToolError::new(e.to_string()))?;
-    let shown = workspace.display(&base);
+    let shown = workspace.quote(&base);
     fs::metadata(&base).map_err(|e| io_error("search", &shown, e))?;
 
     let mut out = Vec::new();

@@ -15,12 +15,14 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::core::echo;
+
 /// Why a path was refused or could not be resolved.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub(crate) enum PathError {
     /// The path itself (`..`, or an absolute path) points outside the root.
-    #[error("path `{path}` is outside the workspace root `{root}`")]
+    #[error("path `{}` is outside the workspace root `{}`", echo(.path), .root.display())]
     Outside {
         /// The path as given.
         path: String,
@@ -29,7 +31,10 @@ pub(crate) enum PathError {
     },
     /// The path stays inside lexically, but a symbolic link on it leads out.
     #[error(
-        "path `{path}` follows a symbolic link to `{target}`, outside the workspace root `{root}`"
+        "path `{}` follows a symbolic link to `{}`, outside the workspace root `{}`",
+        echo(.path),
+        echo(&.target.to_string_lossy()),
+        .root.display()
     )]
     SymlinkOutside {
         /// The path as given.
@@ -41,7 +46,9 @@ pub(crate) enum PathError {
     },
     /// A symbolic link on the path points at nothing.
     #[error(
-        "path `{path}` goes through the dangling symbolic link `{link}`, which is not followed"
+        "path `{}` goes through the dangling symbolic link `{}`, which is not followed",
+        echo(.path),
+        echo(.link)
     )]
     DanglingLink {
         /// The path as given.
@@ -50,13 +57,13 @@ pub(crate) enum PathError {
         link: String,
     },
     /// The path contains a NUL character.
-    #[error("path `{path}` contains a NUL character")]
+    #[error("path `{}` contains a NUL character", echo(.path))]
     Nul {
         /// The path as given, NUL escaped.
         path: String,
     },
     /// The file system refused to say where the path leads.
-    #[error("cannot resolve path `{path}`: {source}")]
+    #[error("cannot resolve path `{}`: {source}", echo(.path))]
     Io {
         /// The path as given.
         path: String,
@@ -153,6 +160,12 @@ impl Workspace {
         }
     }
 
+    /// [`display`](Self::display) as messages quote it: cut to a few hundred
+    /// bytes with its size stated.
+    pub(crate) fn quote(&self, resolved: &Path) -> String {
+        echo(&self.display(resolved)).to_string()
+    }
+
     /// A resolved path relative to the root, `/`-separated; `.` for the root.
     pub(crate) fn display(&self, resolved: &Path) -> String {
         let relative = resolved.strip_prefix(&self.root).unwrap_or(resolved);
@@ -169,9 +182,9 @@ impl Workspace {
 
     fn display_lexical(&self, path: &Path) -> String {
         if path.starts_with(&self.root) {
-            self.display(path)
+            self.quote(path)
         } else {
-            path.display().to_string()
+            echo(&path.to_string_lossy()).to_string()
         }
     }
 }

@@ -126,3 +126,27 @@ async fn issue_25_huge_invalid_argument_gets_a_small_error() {
     assert!(text.contains("bytes)"), "{text}");
     assert!(text.contains("/n"), "{text}");
 }
+
+/// Issue 25, item 2: a file tool quotes a 1 MB path cut short, with its size.
+#[tokio::test]
+async fn issue_25_huge_path_gets_a_small_error() {
+    let hub = Hub::new();
+    let workspace = tempfile::tempdir().unwrap();
+    register_builtins(hub.registry(), &BuiltinsConfig::new(workspace.path())).unwrap();
+    for (tool, path) in [
+        ("read_file", "a/".repeat(1 << 19)),
+        ("read_file", "../".repeat(1 << 18)),
+    ] {
+        let call = ToolCall::new(
+            "1",
+            tool,
+            args(json!({ "path": path })),
+            WireFormat::OpenAiFunction,
+        );
+        let result = hub.execute(&call).await;
+        assert_eq!(result.is_error, Some(true));
+        let text = text_of(&result);
+        assert!(text.len() < 1024, "{} bytes", text.len());
+        assert!(text.contains("bytes)"), "{text}");
+    }
+}
