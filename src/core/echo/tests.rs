@@ -1,3 +1,5 @@
+//! Unit tests of the bounded quotes of caller input.
+
 use super::*;
 
 fn check(text: &str, expect: &str) {

@@ -1,3 +1,5 @@
+//! Unit tests of "did you mean": the suggestions and the work they cost.
+
 use super::*;
 
 /// `expect`: the first suggestions, best first.

@@ -1,3 +1,5 @@
+//! Unit tests of the answers to unusable input: ids read from prefixes, parse errors, custom requests.
+
 use super::*;
 
 fn check(message: &str, expect: Option<Value>) {
