@@ -239,7 +239,9 @@ impl TurnOutcome {
         let mut errors: Vec<Value> = self
             .stream_errors
             .iter()
-            .map(|(kind, message)| json!({"source": "stream", "kind": kind, "message": message}))
+            .map(|(kind, message)| {
+                json!({"source": "stream", "kind": kind, "message": echo(message).to_string()})
+            })
             .collect();
         for (at, diagnostic) in self.diagnostics.iter().enumerate() {
             if used[at] {
@@ -259,7 +261,7 @@ impl TurnOutcome {
                     "kind": diagnostic.kind,
                     "format": diagnostic.format,
                     "name": diagnostic.name,
-                    "message": diagnostic.message,
+                    "message": echo(&diagnostic.message).to_string(),
                 }));
             }
         }
