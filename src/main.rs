@@ -40,7 +40,8 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Route(args) => cli::route::run(args),
+        // `route` has its own exit codes (docs: README, Commands).
+        Command::Route(args) => return cli::route::run(args),
         Command::Chat(args) => cli::chat::run(args),
         Command::Tools(args) => cli::tools::run(args),
         Command::Upstreams(args) => cli::upstreams::run(args),

@@ -20,6 +20,7 @@ use std::path::{Component, Path, PathBuf};
 
 use cap_std::fs::{Dir, Metadata};
 
+use crate::core::echo;
 use crate::registry::ToolError;
 
 /// Why a path was refused before touching the file system.
@@ -27,7 +28,7 @@ use crate::registry::ToolError;
 #[non_exhaustive]
 pub(crate) enum PathError {
     /// The path itself (`..`, or an absolute path) points outside the root.
-    #[error("path `{path}` is outside the workspace root `{root}`")]
+    #[error("path `{}` is outside the workspace root `{}`", echo(.path), .root.display())]
     Outside {
         /// The path as given.
         path: String,
@@ -35,7 +36,7 @@ pub(crate) enum PathError {
         root: PathBuf,
     },
     /// The path contains a NUL character.
-    #[error("path `{path}` contains a NUL character")]
+    #[error("path `{}` contains a NUL character", echo(.path))]
     Nul {
         /// The path as given, NUL escaped.
         path: String,
@@ -113,7 +114,8 @@ impl Workspace {
             .to_path_buf();
         Ok(Resolved {
             raw: raw.to_owned(),
-            shown: display(&relative),
+            // Messages quote it: cut to a few hundred bytes, its size stated.
+            shown: echo(&display(&relative)).to_string(),
             relative,
         })
     }
@@ -142,7 +144,7 @@ impl Workspace {
         if is_escape(&e) {
             ToolError::new(format!(
                 "path `{}` escapes the workspace root `{}` through a symbolic link",
-                target.raw,
+                echo(&target.raw),
                 self.root.display()
             ))
         } else {

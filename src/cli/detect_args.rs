@@ -20,6 +20,10 @@ pub(crate) struct DetectArgs {
     /// Recognise `<think>` blocks anywhere, not only at the start of the message.
     #[arg(long)]
     pub(crate) reasoning_anywhere: bool,
+    /// The most bytes one call (its markup, or a structured call's arguments)
+    /// may take; a call over it is never run. Default: 16 MiB.
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_call_bytes: Option<usize>,
 }
 
 impl DetectArgs {
@@ -43,6 +47,9 @@ impl DetectArgs {
         let mut config = base.with_formats(extra);
         config.start_in_reasoning |= self.start_in_reasoning;
         config.reasoning_anywhere |= self.reasoning_anywhere;
+        if let Some(max) = self.max_call_bytes {
+            config = config.with_max_call_bytes(max);
+        }
         Ok(config)
     }
 }

@@ -1,11 +1,20 @@
 //! `toolrouter route`: replay a recorded provider stream through the router,
 //! running the calls with the built-in tools — the main job.
+//!
+//! Exit codes: 0 when the turn ended without an error; 1 when the stream
+//! ended in an error (a provider error, a stream that ended before the
+//! provider finished, a turn over `--max-turn-bytes`); 2 for a usage error (a
+//! bad flag or value, an unknown provider, tools that cannot be set up; clap's
+//! own errors are 2 too); 3 for an I/O error (the recording cannot be read,
+//! the output cannot be written).
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use clap::Args;
 use futures::StreamExt;
+use tokio::io::AsyncReadExt as _;
 use toolrouter::DetectConfig;
 use toolrouter::providers::find_profile;
 use toolrouter::{Hub, TurnOutcome};
@@ -13,6 +22,9 @@ use toolrouter::{Hub, TurnOutcome};
 use super::detect_args::DetectArgs;
 use super::setup::{ToolSetupArgs, with_tools};
 use super::transcript::Transcript;
+
+/// The default of `--max-turn-bytes`: 64 MiB.
+const DEFAULT_MAX_TURN_BYTES: u64 = 64 << 20;
 
 /// Arguments of `toolrouter route`.
 #[derive(Debug, Args)]
@@ -39,48 +51,125 @@ pub(crate) struct RouteArgs {
     /// Feed the stream in pieces of this many bytes, as a network would cut it.
     #[arg(long, value_name = "BYTES", default_value_t = 4096)]
     chunk: usize,
+    /// The most bytes one turn may take; past it the turn ends with an error
+    /// (and exit code 1). What the turn holds (its text) stays below it.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TURN_BYTES)]
+    max_turn_bytes: u64,
 }
 
-/// Runs the command.
-pub(crate) fn run(args: RouteArgs) -> Result<(), String> {
-    with_tools(&args.setup, async |setup| route(&args, &setup.hub).await)
+/// Why `route` could not do its job (a stream that ended in an error is not
+/// one: it is reported and gives exit code 1).
+enum Failure {
+    /// A bad flag or value.
+    Usage(String),
+    /// The recording or the output.
+    Io(String),
 }
 
-async fn route(args: &RouteArgs, hub: &Hub) -> Result<(), String> {
-    let found = find_profile(&args.provider).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&args.file)
-        .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
+/// Runs the command; the exit code is as the module says.
+pub(crate) fn run(args: RouteArgs) -> ExitCode {
+    let ended = with_tools(
+        &args.setup,
+        async |setup| Ok(route(&args, &setup.hub).await),
+    )
+    .unwrap_or_else(|e| Err(Failure::Usage(e)));
+    match ended {
+        Ok(false) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::from(1),
+        Err(Failure::Usage(e)) => {
+            eprintln!("toolrouter: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Io(e)) => {
+            eprintln!("toolrouter: {e}");
+            ExitCode::from(3)
+        }
+    }
+}
 
-    let chunk = args.chunk.max(1);
-    let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
-        bytes.chunks(chunk).map(|c| Ok(c.to_vec())).collect();
+/// Routes the recording; `true` when the turn ended in an error.
+async fn route(args: &RouteArgs, hub: &Hub) -> Result<bool, Failure> {
+    let found = find_profile(&args.provider).map_err(|e| Failure::Usage(e.to_string()))?;
     let detect = args
         .detect
-        .config(DetectConfig::default(), &found.profile.text_formats)?;
+        .config(DetectConfig::default(), &found.profile.text_formats)
+        .map_err(Failure::Usage)?;
+    let file = tokio::fs::File::open(&args.file)
+        .await
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.file.display())))?;
+    let pieces = pieces(file, &args.file, args.chunk.max(1), args.max_turn_bytes);
     let started = std::time::Instant::now();
-    let mut events = hub
-        .router()
-        .detect_config(detect)
-        .route(found.wire, futures::stream::iter(pieces));
+    let mut events = hub.router().detect_config(detect).route(found.wire, pieces);
 
+    let io = |e: std::io::Error| Failure::Io(format!("cannot write the output: {e}"));
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = std::io::BufWriter::new(stdout.lock());
     let mut outcome = TurnOutcome::new(found.wire);
     let mut transcript = Transcript::default();
     while let Some(event) = events.next().await {
         outcome.push(&event);
         if args.json {
-            let line = serde_json::to_string(&event).map_err(|e| e.to_string())?;
-            writeln!(out, "{line}").map_err(|e| e.to_string())?;
+            serde_json::to_writer(&mut out, &event).map_err(|e| io(e.into()))?;
+            writeln!(out).map_err(io)?;
         } else if !args.summary {
-            transcript.write(&mut out, &event, started)?;
+            transcript
+                .write(&mut out, &event, started)
+                .map_err(Failure::Io)?;
         }
     }
     if args.summary {
-        let text = serde_json::to_string_pretty(&outcome.summary()).map_err(|e| e.to_string())?;
-        writeln!(out, "{text}").map_err(|e| e.to_string())?;
+        // The text moves into the summary instead of being copied.
+        let text = std::mem::take(&mut outcome.text);
+        let mut summary = outcome.summary();
+        summary["text"] = serde_json::Value::String(text);
+        serde_json::to_writer_pretty(&mut out, &summary).map_err(|e| io(e.into()))?;
+        writeln!(out).map_err(io)?;
     } else if !args.json {
-        transcript.close(&mut out)?;
+        transcript.close(&mut out).map_err(Failure::Io)?;
     }
-    Ok(())
+    out.flush().map_err(io)?;
+    if let Some(error) = &outcome.error {
+        tracing::debug!(%error, "the stream ended in an error");
+    }
+    Ok(outcome.ended_in_error())
+}
+
+/// The recording read in pieces of `chunk` bytes as the router asks for them
+/// (never all of it at once), ending with an error past `max_turn_bytes`.
+fn pieces(
+    file: tokio::fs::File,
+    path: &Path,
+    chunk: usize,
+    max_turn_bytes: u64,
+) -> impl futures::Stream<Item = Result<Vec<u8>, std::io::Error>> + Send + 'static {
+    let path = path.display().to_string();
+    futures::stream::unfold((Some(file), 0u64), move |(file, read)| {
+        let path = path.clone();
+        async move {
+            let mut file = file?;
+            if read > max_turn_bytes {
+                let message =
+                    format!("the turn is over the {max_turn_bytes}-byte limit (--max-turn-bytes)");
+                return Some((Err(std::io::Error::other(message)), (None, read)));
+            }
+            let mut piece = vec![0; chunk];
+            let mut filled = 0;
+            while filled < chunk {
+                match file.read(&mut piece[filled..]).await {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) => {
+                        let e = std::io::Error::new(e.kind(), format!("cannot read {path}: {e}"));
+                        return Some((Err(e), (None, read)));
+                    }
+                }
+            }
+            if filled == 0 {
+                return None;
+            }
+            piece.truncate(filled);
+            let read = read + filled as u64;
+            Some((Ok(piece), (Some(file), read)))
+        }
+    })
 }

@@ -5,11 +5,13 @@
 
 mod call;
 mod catalog;
+mod echo;
 mod event;
 mod format;
 
 pub use call::{JsonObject, ToolCall, new_call_id};
 pub use catalog::{ParamType, ToolCatalog, ToolShape};
+pub(crate) use echo::{echo, echo_display, write_byte_count};
 pub use event::{DetectEvent, Diagnostic, DiagnosticKind};
 pub(crate) use format::for_each_format;
 pub use format::{UnknownFormat, WireFormat};

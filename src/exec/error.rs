@@ -1,5 +1,7 @@
 //! `ExecError`: why a call could not even be started.
 
+use crate::core::echo;
+
 /// A call that could not be routed to a tool. Everything that happens once a
 /// tool is found (bad arguments, timeout, panic, handler error) is an `isError`
 /// result instead, so the model can read it and try again.
@@ -7,9 +9,9 @@
 #[non_exhaustive]
 pub enum ExecError {
     /// No tool of this name is registered.
-    #[error("unknown tool `{name}`{}", did_you_mean(.suggestions))]
+    #[error("unknown tool `{}`{}", echo(.name), did_you_mean(.suggestions))]
     UnknownTool {
-        /// The requested name.
+        /// The requested name (quoted in the message cut to a few hundred bytes).
         name: String,
         /// Registered names close to it, best first.
         suggestions: Vec<String>,

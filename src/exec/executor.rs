@@ -12,7 +12,7 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::error::ExecError;
-use crate::core::{JsonObject, ToolCall};
+use crate::core::{JsonObject, ToolCall, echo};
 use crate::registry::{RegisteredTool, ToolContext, ToolRegistry};
 
 /// Limits the executor applies to every call.
@@ -132,7 +132,7 @@ impl Executor {
         match self.try_execute(name, args, ctx).await {
             Ok(result) => result,
             Err(e) => {
-                tracing::info!(tool = %name, "call of unknown tool");
+                tracing::info!(tool = %echo(name), "call of unknown tool");
                 error_result(e.to_string())
             }
         }

@@ -1,5 +1,7 @@
 //! Errors of registration (`RegistryError`) and of running a handler (`ToolError`).
 
+use crate::core::echo;
+
 use std::fmt;
 
 /// Why a tool could not be registered.
@@ -7,7 +9,7 @@ use std::fmt;
 #[non_exhaustive]
 pub enum RegistryError {
     /// The name breaks the portable name rule.
-    #[error("invalid tool name `{name}`: {rule}")]
+    #[error("invalid tool name `{}`: {rule}", echo(.name))]
     InvalidName {
         /// The rejected name.
         name: String,

@@ -8,6 +8,7 @@ mod name;
 mod prompts;
 mod resources;
 mod store;
+mod suggest;
 mod tool;
 mod typed;
 mod validate;

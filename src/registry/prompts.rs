@@ -1,6 +1,8 @@
 //! `PromptRegistry`: the prompts an app serves over MCP (`prompts/list`,
 //! `prompts/get` with arguments, and argument completion).
 
+use crate::core::echo;
+
 use std::future::Future;
 use std::sync::{Arc, RwLock};
 
@@ -59,7 +61,7 @@ struct PromptEntry {
 #[non_exhaustive]
 pub enum PromptError {
     /// No prompt of this name.
-    #[error("unknown prompt `{0}`")]
+    #[error("unknown prompt `{}`", echo(.0))]
     NotFound(String),
     /// A required argument is missing.
     #[error("prompt `{prompt}` needs the argument `{argument}`")]

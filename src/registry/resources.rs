@@ -5,6 +5,8 @@
 //! Reading looks for an exact resource first, then tries templates in
 //! registration order.
 
+use crate::core::echo;
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, RwLock};
@@ -52,10 +54,10 @@ struct TemplateEntry {
 #[non_exhaustive]
 pub enum ResourceError {
     /// No resource or template matches the URI.
-    #[error("resource not found: {0}")]
+    #[error("resource not found: {}", echo(.0))]
     NotFound(String),
     /// The reader failed.
-    #[error("reading {uri} failed: {message}")]
+    #[error("reading {} failed: {message}", echo(.uri))]
     ReadFailed {
         /// The requested URI.
         uri: String,

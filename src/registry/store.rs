@@ -13,8 +13,8 @@ use tokio::sync::broadcast;
 use super::context::ToolContext;
 use super::error::RegistryError;
 use super::handler::{FnHandler, ToolHandler};
+use super::suggest::closest_names;
 use super::tool::RegisteredTool;
-use super::validate::closest_names;
 use crate::core::{JsonObject, ToolCatalog};
 use rmcp::model::CallToolResult;
 

@@ -1,10 +1,10 @@
-//! Argument validation against a tool's compiled input schema, and name suggestions.
+//! Argument validation against a tool's compiled input schema.
 
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::core::JsonObject;
+use crate::core::{JsonObject, echo_display};
 
 /// A compiled input schema. Compiled once, at registration.
 #[derive(Debug)]
@@ -55,9 +55,11 @@ impl ArgumentValidator {
             };
             let _ = write!(
                 message,
-                "{}at `{path}`: {error} (schema rule `{}`)",
+                "{}at `{}`: {} (schema rule `{}`)",
                 if n_errors > 1 { "; " } else { "" },
-                error.schema_path()
+                echo_display(&path),
+                echo_display(&error),
+                echo_display(&error.schema_path())
             );
         }
         if n_errors > MAX_REPORTED {
@@ -65,24 +67,4 @@ impl ArgumentValidator {
         }
         if n_errors == 0 { Ok(()) } else { Err(message) }
     }
-}
-
-/// Up to three registered names closest to `wanted`, best first, for "did you mean".
-pub(crate) fn closest_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let wanted_lower = wanted.to_ascii_lowercase();
-    let mut scored: Vec<(usize, &str)> = names
-        .filter_map(|name| {
-            let lower = name.to_ascii_lowercase();
-            let distance = strsim::levenshtein(&wanted_lower, &lower);
-            let related = lower.contains(&wanted_lower) || wanted_lower.contains(&lower);
-            let limit = (wanted.len().max(name.len()) / 2).max(2);
-            (distance <= limit || related).then_some((if related { 0 } else { distance }, name))
-        })
-        .collect();
-    scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
-    scored
-        .into_iter()
-        .take(3)
-        .map(|(_, n)| n.to_owned())
-        .collect()
 }

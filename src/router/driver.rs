@@ -11,7 +11,7 @@ use futures::{Stream, StreamExt};
 use rmcp::model::{CallToolResult, ContentBlock};
 use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
-use toolrouter_providers::{AdapterConfig, ErrorKind, Wire};
+use toolrouter_providers::{AdapterConfig, Wire};
 
 use super::event::RouteEvent;
 use super::outcome::TurnOutcome;
@@ -160,11 +160,8 @@ async fn drive<S, B, E>(
             chunk = bytes.next(), if !ended => match chunk {
                 Some(Ok(chunk)) => session.feed(chunk.as_ref(), &mut events),
                 Some(Err(e)) => {
-                    events.push(RouteEvent::ProviderError {
-                        kind: ErrorKind::Truncated,
-                        message: format!("the provider stream broke: {e}"),
-                    });
-                    session.finish(&mut events);
+                    // The turn's error, so its `Finish` says so too.
+                    session.abort(format!("the provider stream broke: {e}"), &mut events);
                     ended = true;
                 }
                 None => {

@@ -3,11 +3,11 @@
 
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
-use toolrouter_providers::{PartialCall, StopReason, Usage, Wire};
+use toolrouter_providers::{ErrorKind, PartialCall, StopReason, Usage, Wire};
 
 use super::event::RouteEvent;
 use crate::convert::Dialect;
-use crate::core::{DetectEvent, Diagnostic, ToolCall};
+use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, ToolCall, echo};
 
 /// A call and, once it has run, its result.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,8 +36,11 @@ pub struct TurnOutcome {
     pub calls: Vec<CallResult>,
     /// The normalised stop reason (`end_turn` until the stream finished).
     pub stop: StopReason,
-    /// The first provider error.
+    /// The turn's error: the first provider error, or the byte stream's.
     pub error: Option<String>,
+    /// Every error the stream reported, in order (the provider's, a frame
+    /// that could not be read, the byte stream breaking).
+    pub stream_errors: Vec<(ErrorKind, String)>,
     /// Calls that were cut off, never run: structured calls, then calls in
     /// the text (whose unfinished markup is also in `text`).
     pub partial_calls: Vec<PartialCall>,
@@ -61,6 +64,7 @@ impl TurnOutcome {
             calls: Vec::new(),
             stop: StopReason::EndTurn,
             error: None,
+            stream_errors: Vec::new(),
             partial_calls: Vec::new(),
             server_calls: Vec::new(),
             diagnostics: Vec::new(),
@@ -129,9 +133,10 @@ impl TurnOutcome {
                     slot.elapsed_ms = Some(*elapsed_ms);
                 }
             }
-            RouteEvent::Refusal { .. }
-            | RouteEvent::ProviderError { .. }
-            | RouteEvent::Detect(_) => {}
+            RouteEvent::ProviderError { kind, message } => {
+                self.stream_errors.push((*kind, message.clone()))
+            }
+            RouteEvent::Refusal { .. } | RouteEvent::Detect(_) => {}
         }
     }
 
@@ -140,10 +145,27 @@ impl TurnOutcome {
         self.calls.iter().map(|c| c.call.clone()).collect()
     }
 
+    /// Whether the turn ended in an error: stop `error` (a provider error, a
+    /// stream that ended before the provider finished), or a turn error.
+    pub fn ended_in_error(&self) -> bool {
+        self.stop == StopReason::Error || self.error.is_some()
+    }
+
     /// The summary with the keys of the fixtures' expectation schema (`text`,
     /// `calls`, `stop`, and `reasoning`, `error`, `partial_calls`,
     /// `server_calls` where they apply) plus `results` (one entry per call, in
-    /// call order: the MCP `CallToolResult`, or `null` if it has not run).
+    /// call order: the MCP `CallToolResult`, or `null` if it has not run) and,
+    /// where there are any, `errors`.
+    ///
+    /// Each partial call has a `reason`: `cut_off` (the stream ended inside
+    /// it), `over_limit` (its arguments exceeded the call size limit),
+    /// `invalid_arguments` (they are not one JSON object). A call written in
+    /// the text that went over the size limit is given back as text and is
+    /// listed here too, its markup cut to a few hundred bytes. `errors` lists,
+    /// in order, every error of the stream (`{"source": "stream", "kind",
+    /// "message"}`) and every diagnostic of markup that did not become a call
+    /// and is not a partial call (`{"source": "detector", "kind", "format",
+    /// "name", "message"}`).
     pub fn summary(&self) -> Value {
         let calls: Vec<Value> = self
             .calls
@@ -168,11 +190,9 @@ impl TurnOutcome {
         if let Some(message) = &self.error {
             out.insert("error".into(), json!({ "message": message }));
         }
-        if !self.partial_calls.is_empty() {
-            out.insert(
-                "partial_calls".into(),
-                serde_json::to_value(&self.partial_calls).unwrap_or(Value::Null),
-            );
+        let (partial_calls, errors) = self.partial_calls_and_errors();
+        if !partial_calls.is_empty() {
+            out.insert("partial_calls".into(), Value::Array(partial_calls));
         }
         if !self.server_calls.is_empty() {
             out.insert(
@@ -181,7 +201,71 @@ impl TurnOutcome {
             );
         }
         out.insert("results".into(), Value::Array(results));
+        if !errors.is_empty() {
+            out.insert("errors".into(), Value::Array(errors));
+        }
         Value::Object(out)
+    }
+
+    /// The summary's `partial_calls` (with their reasons) and `errors`. A
+    /// partial call's reason is the kind of the diagnostic its markup or
+    /// arguments were reported with.
+    fn partial_calls_and_errors(&self) -> (Vec<Value>, Vec<Value>) {
+        let mut used = vec![false; self.diagnostics.len()];
+        let mut partial_calls: Vec<Value> = self
+            .partial_calls
+            .iter()
+            .map(|call| {
+                let found = self.diagnostics.iter().enumerate().position(|(at, d)| {
+                    !used[at]
+                        && d.raw == call.raw_arguments
+                        && (d.kind == DiagnosticKind::Unfinished
+                            || d.name.as_deref() == Some(call.name.as_str()))
+                });
+                let reason = match found {
+                    Some(at) => {
+                        used[at] = true;
+                        partial_reason(self.diagnostics[at].kind)
+                    }
+                    None => "cut_off",
+                };
+                let mut entry = serde_json::to_value(call).unwrap_or(Value::Null);
+                if let Value::Object(map) = &mut entry {
+                    map.insert("reason".into(), Value::String(reason.to_owned()));
+                }
+                entry
+            })
+            .collect();
+        let mut errors: Vec<Value> = self
+            .stream_errors
+            .iter()
+            .map(|(kind, message)| {
+                json!({"source": "stream", "kind": kind, "message": echo(message).to_string()})
+            })
+            .collect();
+        for (at, diagnostic) in self.diagnostics.iter().enumerate() {
+            if used[at] {
+                continue;
+            }
+            if diagnostic.kind == DiagnosticKind::LimitExceeded {
+                // A call in the text over the size limit: given back as text.
+                partial_calls.push(json!({
+                    "id": null,
+                    "name": diagnostic.name.clone().unwrap_or_default(),
+                    "raw_arguments": echo(&diagnostic.raw).to_string(),
+                    "reason": "over_limit",
+                }));
+            } else {
+                errors.push(json!({
+                    "source": "detector",
+                    "kind": diagnostic.kind,
+                    "format": diagnostic.format,
+                    "name": diagnostic.name,
+                    "message": echo(&diagnostic.message).to_string(),
+                }));
+            }
+        }
+        (partial_calls, errors)
     }
 
     /// The messages to append to the conversation for the next request, in the
@@ -206,5 +290,15 @@ impl TurnOutcome {
             .collect();
         messages.extend(dialect.result_messages(&ran));
         messages
+    }
+}
+
+/// The summary's name for why a call was not completed.
+fn partial_reason(kind: DiagnosticKind) -> &'static str {
+    match kind {
+        DiagnosticKind::Unfinished => "cut_off",
+        DiagnosticKind::LimitExceeded => "over_limit",
+        DiagnosticKind::Invalid => "invalid_arguments",
+        DiagnosticKind::UnknownTool => "unknown_tool",
     }
 }

@@ -79,6 +79,12 @@ impl RouteSession {
         }
     }
 
+    /// Replaces the wire's adapter (tests: an adapter that fails to finish).
+    #[cfg(test)]
+    pub(super) fn set_adapter(&mut self, adapter: Box<dyn WireAdapter>) {
+        self.adapter = adapter;
+    }
+
     /// The wire this session reads.
     pub fn wire(&self) -> Wire {
         self.wire
@@ -97,7 +103,8 @@ impl RouteSession {
     }
 
     /// Ends the turn: flushes the adapter and the detector and appends the
-    /// closing [`RouteEvent::Finish`].
+    /// closing [`RouteEvent::Finish`], exactly one, which carries the adapter's
+    /// error when it could not finish (a Bedrock stream that lost sync).
     pub fn finish(&mut self, out: &mut Vec<RouteEvent>) {
         if self.finished {
             return;
@@ -105,7 +112,9 @@ impl RouteSession {
         let result = self.adapter.finish(&mut self.deltas);
         self.drain_deltas(out);
         if let Err(e) = result {
+            // `fail` ends the calls and writes the one `Finish`.
             self.fail(e.to_string(), out);
+            return;
         }
         self.end_calls(out);
         // Calls found in the text complete the turn as structured calls do.
@@ -117,6 +126,28 @@ impl RouteSession {
             error: self.status.error().map(str::to_owned),
             partial_calls: self.partial_calls(),
         });
+    }
+
+    /// Ends the turn on a failure of the byte stream itself (a broken
+    /// connection, a turn over its byte limit): a [`RouteEvent::ProviderError`]
+    /// of kind `Truncated` that is the turn's error, then what
+    /// [`finish`](Self::finish) does, so the closing `Finish` has stop `error`
+    /// and carries the message.
+    pub fn abort(&mut self, message: String, out: &mut Vec<RouteEvent>) {
+        if self.finished {
+            return;
+        }
+        let delta = ProviderDelta::Error {
+            kind: ErrorKind::Truncated,
+            message: message.clone(),
+        };
+        self.status.push(&delta);
+        self.drain_detected(out);
+        out.push(RouteEvent::ProviderError {
+            kind: ErrorKind::Truncated,
+            message,
+        });
+        self.finish(out);
     }
 
     /// Flushes the detector and reports the structured calls left open.

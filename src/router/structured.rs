@@ -10,7 +10,9 @@
 use toolrouter_providers::{ArgumentsError, ArgumentsRule, ArgumentsText, CallKey, PartialCall};
 
 use super::event::RouteEvent;
-use crate::core::{DetectEvent, Diagnostic, DiagnosticKind, ToolCall, WireFormat, new_call_id};
+use crate::core::{
+    DetectEvent, Diagnostic, DiagnosticKind, ToolCall, WireFormat, echo, new_call_id,
+};
 use crate::detect::parse_arguments;
 
 /// A turn's structured calls, in the order they were opened.
@@ -172,7 +174,7 @@ impl StructuredCalls {
                         DiagnosticKind::Invalid,
                         format!(
                             "arguments are not a json object: {}",
-                            e.serde_message().unwrap_or_default()
+                            echo(e.serde_message().unwrap_or_default())
                         ),
                     ),
                 };

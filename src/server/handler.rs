@@ -14,11 +14,11 @@ use rmcp::ErrorData as McpError;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
-    GetPromptRequestParams, GetPromptResponse, Implementation, InputRequiredResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Reference, ResultType, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+    InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, ResultType, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
     UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, SubscriptionContext};
@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 
 use super::peer::{LogThreshold, NotificationSink, RmcpClientPeer};
 use super::state::StateSigner;
+use crate::core::echo;
 use crate::exec::ExecError;
 use crate::hub::Hub;
 use crate::registry::{
@@ -365,6 +366,20 @@ impl ServerHandler for McpServer {
         }
     }
 
+    /// rmcp hands over a request it could not read as one of its own: a known
+    /// method whose params do not fit (`tools/call` with array arguments) is
+    /// -32602, anything else -32601, its name quoted bounded.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(super::bad_input::custom_request_error(
+            &request.method,
+            request.params.as_ref(),
+        ))
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -396,7 +411,7 @@ impl ServerHandler for McpServer {
             ))),
             Err(e @ ResourceError::NotFound(_)) => Err(McpError::resource_not_found(
                 e.to_string(),
-                Some(serde_json::json!({ "uri": request.uri })),
+                Some(serde_json::json!({ "uri": echo(&request.uri).to_string() })),
             )),
             Err(e) => Err(McpError::internal_error(e.to_string(), None)),
         }
@@ -409,8 +424,8 @@ impl ServerHandler for McpServer {
     ) -> Result<(), McpError> {
         if !self.hub.resources().contains(&request.uri) {
             return Err(McpError::resource_not_found(
-                format!("resource not found: {}", request.uri),
-                Some(serde_json::json!({ "uri": request.uri })),
+                format!("resource not found: {}", echo(&request.uri)),
+                Some(serde_json::json!({ "uri": echo(&request.uri).to_string() })),
             ));
         }
         self.connection

@@ -2,7 +2,8 @@
 //! `/mcp`, loopback by default, DNS-rebinding protection (`Host` and `Origin`
 //! checks), an optional bearer token, and `TCP_NODELAY` on every accepted socket.
 //! In stateless mode a plain `tools/call` takes the direct path of
-//! [`http_direct`](super::http_direct) in front of rmcp's service.
+//! [`http_direct`](super::http_direct) in front of rmcp's service. A body rmcp
+//! cannot read gets a JSON-RPC error (HTTP 400), not rmcp's plain-text 415.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::bad_input;
 use super::error::ServeError;
 use super::handler::{McpServer, ServerOptions, Shared};
 use super::http_direct::{DirectCalls, DirectHttp};
@@ -174,6 +176,7 @@ pub async fn serve_http(
         // Bound to every interface: the Host a client uses is not known here.
         config = config.disable_allowed_hosts();
     }
+    let config_max_body = config.max_request_body_bytes;
     let shared = Shared::new(server);
     // In stateless mode a plain `tools/call` is answered by the direct path,
     // with the same server and the same configuration as rmcp's service.
@@ -194,6 +197,12 @@ pub async fn serve_http(
             .route_service(MCP_PATH, service)
             .layer(axum::middleware::from_fn(delete_answers_no_content)),
     };
+    let max_body_bytes = config_max_body;
+    router = router.layer(axum::middleware::from_fn(
+        move |req: Request, next: Next| async move {
+            json_rpc_body_errors(max_body_bytes, req, next).await
+        },
+    ));
     if let Some(token) = options.bearer_token.clone() {
         let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
         router = router.layer(axum::middleware::from_fn(
@@ -235,6 +244,83 @@ async fn delete_answers_no_content(req: Request, next: Next) -> Response {
         *response.body_mut() = axum::body::Body::empty();
     }
     response
+}
+
+/// rmcp answers a `POST` whose JSON body it cannot read with a plain-text 415.
+/// The Streamable HTTP transport wants an HTTP error status whose body may be
+/// a JSON-RPC error with no id: so a body that is not JSON gets HTTP 400 with
+/// a parse error (-32700, id null), and JSON that is not a message rmcp knows
+/// gets HTTP 400 with an invalid-request error (-32600, with its id when it has
+/// one). Only rmcp's 415 is rewritten: its order of checks (Host, Origin,
+/// Accept, Content-Type, session) stays as it is. The body is read here,
+/// bounded by rmcp's own limit, and handed on as it came.
+async fn json_rpc_body_errors(max_body_bytes: usize, req: Request, next: Next) -> Response {
+    let declared = req
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let json_body = req
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            let essence = v.split_once(';').map_or(v, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        });
+    if req.method() != http::Method::POST
+        || !json_body
+        || declared.is_some_and(|n| n > max_body_bytes)
+    {
+        // Not a JSON message (rmcp's 415 for the wrong media type stays), or
+        // one rmcp refuses by its size (413).
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+        Ok(bytes) => bytes,
+        // rmcp's answer to a body over its limit; a body that broke off has
+        // nobody left to read an answer.
+        Err(_) => {
+            return (
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!("Payload Too Large: request body exceeds {max_body_bytes} bytes"),
+            )
+                .into_response();
+        }
+    };
+    let response = next
+        .run(Request::from_parts(
+            parts,
+            axum::body::Body::from(bytes.clone()),
+        ))
+        .await;
+    if response.status() != http::StatusCode::UNSUPPORTED_MEDIA_TYPE
+        || !response_is_plain_text(&response)
+    {
+        return response;
+    }
+    let reply = if bad_input::is_json(&bytes) {
+        bad_input::invalid_message(&bytes)
+    } else {
+        bad_input::parse_error(&bytes)
+    };
+    tracing::debug!(code = %reply["error"]["code"], "a body rmcp cannot read");
+    (
+        http::StatusCode::BAD_REQUEST,
+        [(http::header::CONTENT_TYPE, "application/json")],
+        reply.to_string(),
+    )
+        .into_response()
+}
+
+/// rmcp's 415s are plain text; a JSON 415 would be someone else's answer.
+fn response_is_plain_text(response: &Response) -> bool {
+    response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|v| v.starts_with("text/plain"))
 }
 
 async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {

@@ -11,13 +11,19 @@
 //! the reader when it is the only call in flight and in a task of its own
 //! otherwise (or when it has to wait), and queues the encoded reply. Every
 //! other line (the handshake, lists, notifications, replies to server-to-client
-//! requests, anything unparsable, and any request that names its own protocol
-//! version) goes, byte for byte, to an
+//! requests, JSON of a shape rmcp answers itself, and any request that names
+//! its own protocol version) goes, byte for byte, to an
 //! rmcp service running on [`RelayTransport`], which parses it with rmcp's own
 //! `AsyncRwTransport`. One writer task owns the output and writes whole lines in
 //! the order they were queued, so a handler's progress or log notification
 //! (sent through rmcp's peer, queued when rmcp hands it to the transport) always
 //! precedes the reply of the call that sent it.
+//!
+//! Every line is answered: one that is not JSON (invalid UTF-8, a NUL byte, a
+//! syntax error) gets a parse error with a null id here, where rmcp would drop
+//! it silently, and a line over the 16 MiB limit gets an invalid-request error
+//! with the id read from its first 4 KiB, while the rest of it is drained
+//! without being buffered (`bad_input.rs`).
 
 use std::collections::HashMap;
 use std::io;
@@ -39,6 +45,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::bad_input;
 use super::handler::McpServer;
 
 /// Encoded output lines, each ending in `\n`.
@@ -174,13 +181,21 @@ impl Front {
                     break 'read;
                 }
             }
+            if discarding {
+                // The rest of an oversize line: dropped as it arrives, never buffered.
+                buf.clear();
+            }
             scanned = buf.len();
             if buf.len() > DEFAULT_MAX_LINE_LENGTH {
-                // Same limit as rmcp's transport: drop the line, keep the connection.
-                tracing::error!(
+                // Same limit as rmcp's transport: drop the line, keep the
+                // connection, and answer it (with its id when its first bytes
+                // hold one) so that its client does not wait forever.
+                tracing::debug!(
                     max_line_length = DEFAULT_MAX_LINE_LENGTH,
                     "incoming message exceeded the maximum line length, discarding it"
                 );
+                let error = bad_input::oversize_error(&buf, DEFAULT_MAX_LINE_LENGTH);
+                self.answer(&error);
                 buf.clear();
                 scanned = 0;
                 discarding = true;
@@ -222,6 +237,13 @@ impl Front {
         calls.abort_all();
     }
 
+    /// Queues a reply the reader makes itself.
+    fn answer(&self, message: &serde_json::Value) {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        let _ = self.out.send(line);
+    }
+
     /// Handles one line (ending in `\n`); `false` when the relay is closed.
     async fn dispatch(
         &self,
@@ -230,10 +252,11 @@ impl Front {
         relay: &mut DuplexStream,
         calls: &mut JoinSet<()>,
     ) -> bool {
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        let body = body.strip_prefix(UTF8_BOM).unwrap_or(body);
+        let mut read = false;
         if let Some(peer) = self.peer.get() {
-            let body = line.strip_suffix(b"\n").unwrap_or(line);
-            let body = body.strip_suffix(b"\r").unwrap_or(body);
-            let body = body.strip_prefix(UTF8_BOM).unwrap_or(body);
             // A plain call read straight into rmcp's types, else rmcp's
             // message parse with requests narrowed to `tools/call` (without
             // the thirteen request types `ClientRequest`, an untagged union,
@@ -242,6 +265,7 @@ impl Front {
             let message: Option<CallOrNotification> = super::fast_call::read_message(body);
             match message {
                 Some(JsonRpcMessage::Request(request)) => {
+                    read = true;
                     let request = super::fast_call::client_request(request);
                     if direct_path(peer, &request) {
                         self.call(peer, request, alone, calls);
@@ -265,9 +289,18 @@ impl Front {
                     }
                     // rmcp sees every notification too (it ignores a
                     // cancellation of a request it does not know).
+                    read = true;
                 }
-                _ => {}
+                Some(_) => read = true,
+                None => {}
             }
+        }
+        // rmcp drops a line that is not JSON without a word; its client would
+        // wait for an answer forever. Blank lines are nothing and stay rmcp's.
+        if !read && !body.trim_ascii().is_empty() && !bad_input::is_json(body) {
+            tracing::debug!("a line that is not JSON: answered with a parse error");
+            self.answer(&bad_input::parse_error(body));
+            return true;
         }
         relay.write_all(line).await.is_ok()
     }

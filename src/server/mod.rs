@@ -2,6 +2,7 @@
 //! ([`McpServer`]) serving the tool, resource and prompt registries, and the stdio
 //! and Streamable HTTP transports.
 
+mod bad_input;
 mod error;
 mod fast_call;
 mod handler;

@@ -63,3 +63,90 @@ async fn hub_execute_runs_registered_and_builtin_tools() {
         text_of(&result)
     );
 }
+
+fn register_thousand_tools(hub: &Hub) {
+    let schema = Arc::new(
+        args(json!({
+            "type": "object",
+            "properties": { "n": { "type": "integer" } },
+        }))
+        .unwrap(),
+    );
+    for i in 0..1000 {
+        let name = format!("tool_{i:04}_{}", "x".repeat(i % 40));
+        hub.registry()
+            .register_fn(Tool::new(name, "numbered", schema.clone()), |_, _| async {
+                Ok(CallToolResult::success(vec![ContentBlock::text("ok")]))
+            })
+            .unwrap();
+    }
+}
+
+/// Issue 25, item 2: a 1 MB unknown name against 1,000 tools is answered
+/// with a small error that states the name's size (the comparison count is
+/// checked in `registry::suggest`'s unit tests: none).
+#[tokio::test]
+async fn issue_25_huge_unknown_name_gets_a_small_error() {
+    let hub = Hub::new();
+    register_thousand_tools(&hub);
+    let name = "t".repeat(1 << 20);
+    let call = ToolCall::new("1", name, args(json!({})), WireFormat::OpenAiFunction);
+    let result = hub.execute(&call).await;
+    assert_eq!(result.is_error, Some(true));
+    let text = text_of(&result);
+    assert!(text.len() < 1024, "{} bytes", text.len());
+    assert!(text.contains("… (1,048,576 bytes)"), "{text}");
+    // A near miss still gets its suggestion.
+    let call = ToolCall::new(
+        "2",
+        "tool_0001_",
+        args(json!({})),
+        WireFormat::OpenAiFunction,
+    );
+    let text = text_of(&hub.execute(&call).await);
+    assert!(text.contains("did you mean `tool_0001_x`"), "{text}");
+}
+
+/// Issue 25, item 2: a 15 MB argument that fails validation gives a small
+/// `isError` result that states its size, not a 15 MB one.
+#[tokio::test]
+async fn issue_25_huge_invalid_argument_gets_a_small_error() {
+    let hub = Hub::new();
+    register_thousand_tools(&hub);
+    let call = ToolCall::new(
+        "1",
+        "tool_0000_",
+        args(json!({ "n": "9".repeat(15 << 20) })),
+        WireFormat::OpenAiFunction,
+    );
+    let result = hub.execute(&call).await;
+    assert_eq!(result.is_error, Some(true));
+    let text = text_of(&result);
+    assert!(text.len() < 2048, "{} bytes", text.len());
+    assert!(text.contains("bytes)"), "{text}");
+    assert!(text.contains("/n"), "{text}");
+}
+
+/// Issue 25, item 2: a file tool quotes a 1 MB path cut short, with its size.
+#[tokio::test]
+async fn issue_25_huge_path_gets_a_small_error() {
+    let hub = Hub::new();
+    let workspace = tempfile::tempdir().unwrap();
+    register_builtins(hub.registry(), &BuiltinsConfig::new(workspace.path())).unwrap();
+    for (tool, path) in [
+        ("read_file", "a/".repeat(1 << 19)),
+        ("read_file", "../".repeat(1 << 18)),
+    ] {
+        let call = ToolCall::new(
+            "1",
+            tool,
+            args(json!({ "path": path })),
+            WireFormat::OpenAiFunction,
+        );
+        let result = hub.execute(&call).await;
+        assert_eq!(result.is_error, Some(true));
+        let text = text_of(&result);
+        assert!(text.len() < 1024, "{} bytes", text.len());
+        assert!(text.contains("bytes)"), "{text}");
+    }
+}

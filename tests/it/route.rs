@@ -34,6 +34,8 @@ fn provider_of(stream: &Path) -> String {
     name.split('.').next().unwrap_or("").to_owned()
 }
 
+/// `route --summary` of a fixture; a stream that ended in an error must exit
+/// with 1 (issue 25), any other with 0.
 fn route_summary(stream: &Path, chunk: usize) -> Value {
     route_summary_with(stream, chunk, &[])
 }
@@ -54,20 +56,22 @@ fn route_summary_with(stream: &Path, chunk: usize, extra: &[&str]) -> Value {
         .current_dir(std::env::temp_dir())
         .output()
         .expect("run toolrouter route");
-    assert!(
-        out.status.success(),
-        "{}: exit {}: {}",
-        stream.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "{}: summary is not JSON ({e}): {}",
             stream.display(),
             String::from_utf8_lossy(&out.stdout)
         )
-    })
+    });
+    let in_error = summary.get("error").is_some() || summary["stop"] == "error";
+    assert_eq!(
+        out.status.code(),
+        Some(if in_error { 1 } else { 0 }),
+        "{}: {}",
+        stream.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    summary
 }
 
 /// Compares a list of calls; ids only where the expectation has one.
@@ -115,7 +119,8 @@ fn check(expected: &Value, actual: &Value) -> Result<(), String> {
         verdict.map_err(|e| format!("`{key}`: {e}"))?;
     }
     for key in act.keys() {
-        if key != "results" && !exp.contains_key(key) {
+        // `results` and `errors` are the command's own, not the fixtures'.
+        if key != "results" && key != "errors" && !exp.contains_key(key) {
             return Err(format!("unexpected key `{key}`: {}", act[key]));
         }
     }
@@ -207,4 +212,127 @@ fn a_text_call_cut_by_max_tokens_is_a_partial_call() {
         );
         assert_eq!(Value::Object(summary), expected, "chunk {chunk}");
     }
+}
+
+/// `toolrouter route --summary ARGS FILE` over `stream`: the exit code and the summary.
+fn route_generated(stream: &[u8], args: &[&str]) -> (Option<i32>, Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("turn.sse");
+    std::fs::write(&path, stream).expect("write the stream");
+    let out = Command::new(toolrouter_bin())
+        .args(["route", "--summary", "--provider", "openai-compat"])
+        .args(args)
+        .arg(&path)
+        .current_dir(dir.path())
+        .output()
+        .expect("run toolrouter route");
+    let summary = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code(), summary)
+}
+
+fn sse(chunks: &[Value]) -> Vec<u8> {
+    let mut out = String::new();
+    for chunk in chunks {
+        out.push_str(&format!("data: {chunk}\n\n"));
+    }
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}
+
+fn content(text: &str) -> Value {
+    serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})
+}
+
+fn finish(reason: &str) -> Value {
+    serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+}
+
+/// Issue 25, item 5: calls over `max_call_bytes`, written in the text or sent
+/// as structured calls, are the summary's partial calls with reason
+/// `over_limit` (the text one used to vanish from the summary).
+#[test]
+fn issue_25_calls_over_the_limit_are_partial_calls_with_a_reason() {
+    let long = "1+".repeat(200) + "1";
+    let text_call = format!(
+        r#"Let me compute. <tool_call>{{"name": "calculate", "arguments": {{"expression": "{long}"}}}}</tool_call> done"#
+    );
+    let structured = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
+        "index": 0, "id": "call_1", "type": "function",
+        "function": {"name": "calculate", "arguments": format!(r#"{{"expression": "{long}"}}"#)}
+    }]}, "finish_reason": null}]});
+    let stream = sse(&[content(&text_call), structured, finish("tool_calls")]);
+    let (code, summary) = route_generated(&stream, &["--max-call-bytes", "100"]);
+    assert_eq!(code, Some(0), "{summary}");
+    let partial = summary["partial_calls"].as_array().expect("partial calls");
+    assert_eq!(partial.len(), 2, "{summary}");
+    assert!(
+        partial.iter().all(|p| p["reason"] == "over_limit"),
+        "{summary}"
+    );
+    assert_eq!(partial[0]["id"], "call_1");
+    assert_eq!(summary["calls"], serde_json::json!([]));
+}
+
+/// Issue 25, item 5: a stream that ends in an error exits with 1 and lists
+/// the error in `errors`; usage and I/O errors have codes of their own.
+#[test]
+fn issue_25_route_exit_codes_tell_what_happened() {
+    let stream = sse(&[
+        content("Hello"),
+        serde_json::json!({"error": {"message": "overloaded", "type": "server_error"}}),
+    ]);
+    let (code, summary) = route_generated(&stream, &[]);
+    assert_eq!(code, Some(1), "{summary}");
+    assert_eq!(summary["stop"], "error", "{summary}");
+    let errors = summary["errors"].as_array().expect("errors");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e["message"].as_str().unwrap_or("").contains("overloaded")),
+        "{summary}"
+    );
+    let (code, _) = route_generated(&sse(&[content("Hi"), finish("stop")]), &[]);
+    assert_eq!(code, Some(0));
+    let (code, _) = route_generated(b"", &["--provider", "no-such-provider"]);
+    assert_eq!(code, Some(2));
+    let out = Command::new(toolrouter_bin())
+        .args([
+            "route",
+            "--summary",
+            "--provider",
+            "openai-compat",
+            "/no/such/file.sse",
+        ])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run toolrouter route");
+    assert_eq!(out.status.code(), Some(3));
+}
+
+/// Issue 25, item 5: a turn over `--max-turn-bytes` ends with an error in
+/// `errors` and exit code 1, having read (and kept) no more than about that.
+#[test]
+fn issue_25_a_turn_over_its_byte_limit_ends_with_an_error() {
+    let piece = "lorem ipsum ".repeat(80);
+    let mut chunks: Vec<Value> = (0..100).map(|_| content(&piece)).collect();
+    chunks.push(finish("stop"));
+    let stream = sse(&chunks);
+    assert!(stream.len() > 90_000);
+    let (code, summary) =
+        route_generated(&stream, &["--max-turn-bytes", "16384", "--chunk", "1024"]);
+    assert_eq!(code, Some(1), "{summary}");
+    assert_eq!(summary["stop"], "error");
+    let errors = summary["errors"].as_array().expect("errors");
+    assert!(
+        errors.iter().any(|e| e["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("--max-turn-bytes")),
+        "{summary}"
+    );
+    let text = summary["text"].as_str().expect("text");
+    assert!(!text.is_empty() && text.len() < 16384, "{}", text.len());
+    // The same stream under the default limit is fine.
+    let (code, _) = route_generated(&stream, &[]);
+    assert_eq!(code, Some(0));
 }

@@ -316,3 +316,87 @@ fn serve_over_pipes_puts_stdin_and_stdout_back_in_blocking_mode() {
     assert!(!fd_is_nonblocking(stdin_info), "{report}");
     assert!(!fd_is_nonblocking(stdout_info), "{report}");
 }
+
+/// Issue 25, item 4: every line `serve --stdio` cannot use gets a JSON-RPC
+/// error (not JSON, invalid UTF-8, a NUL byte: -32700 with a null id; a line
+/// over the 16 MiB limit: an error with the id read from its prefix; a call
+/// whose arguments are not an object: -32602), and it keeps serving.
+#[test]
+fn issue_25_every_stdio_line_is_answered() {
+    let mut child = Command::new(toolrouter_bin())
+        .args(["serve", "--stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let oversize = |id: &str| {
+        let mut line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"calculate","arguments":{{"expression":""#
+        )
+        .into_bytes();
+        line.resize(line.len() + (17 << 20), b'1');
+        line.extend_from_slice(b"\"}}}\n");
+        line
+    };
+    let writer = std::thread::spawn(move || {
+        let init = &STDIO_SESSION[..STDIO_SESSION.find(r#"{"jsonrpc":"2.0","id":2"#).unwrap()];
+        stdin.write_all(init.as_bytes()).unwrap();
+        stdin.write_all(b"this is not json\n").unwrap();
+        stdin
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"x\":\"\xff\"}\n")
+            .unwrap();
+        stdin
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\0\"method\":\"ping\"}\n")
+            .unwrap();
+        stdin.write_all(&oversize("5")).unwrap();
+        stdin.write_all(&oversize(r#""big-6""#)).unwrap();
+        for (id, arguments) in [(7, "[1]"), (8, r#""(12+5)*3""#)] {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"calculate","arguments":{arguments}}}}}"#
+            );
+            stdin.write_all(line.as_bytes()).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+        stdin
+            .write_all(&STDIO_SESSION.as_bytes()[init.len()..])
+            .unwrap();
+    });
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut replies = Vec::new();
+    let mut line = String::new();
+    // initialize, 3 unparsable lines, 2 oversize, 2 bad arguments, the call.
+    while replies.len() < 9 {
+        line.clear();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        replies.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
+    }
+    writer.join().unwrap();
+    assert!(exits_in_time(&mut child));
+    let code_of = |id: serde_json::Value| -> Vec<i64> {
+        replies
+            .iter()
+            .filter(|r| r["id"] == id)
+            .map(|r| r["error"]["code"].as_i64().unwrap_or(0))
+            .collect()
+    };
+    assert_eq!(
+        code_of(serde_json::Value::Null),
+        [-32700; 3],
+        "{replies:#?}"
+    );
+    assert_eq!(code_of(5.into()), [-32600], "{replies:#?}");
+    assert_eq!(code_of("big-6".into()), [-32600], "{replies:#?}");
+    assert_eq!(code_of(7.into()), [-32602], "{replies:#?}");
+    assert_eq!(code_of(8.into()), [-32602], "{replies:#?}");
+    let last = replies
+        .iter()
+        .find(|r| r["id"] == 2)
+        .expect("the call after them");
+    assert_eq!(last["result"]["content"][0]["text"], "51", "{replies:#?}");
+    // No reply quotes the 17 MiB line.
+    assert!(replies.iter().all(|r| r.to_string().len() < 2048));
+}

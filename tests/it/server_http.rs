@@ -634,3 +634,116 @@ async fn a_session_has_an_id_a_get_stream_and_ends_with_delete() {
     .unwrap();
     server.shutdown().await.unwrap();
 }
+
+/// The JSON-RPC messages of a reply body: one JSON object, or the `data:`
+/// lines of an event stream.
+fn messages_of(body: &str) -> Vec<serde_json::Value> {
+    if body.trim_start().starts_with('{') {
+        return vec![serde_json::from_str(body).unwrap()];
+    }
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter(|data| !data.trim().is_empty())
+        .map(|data| serde_json::from_str(data.trim()).unwrap())
+        .collect()
+}
+
+async fn post_raw(
+    url: &str,
+    body: impl Into<reqwest::Body>,
+    session: Option<&str>,
+) -> (reqwest::StatusCode, Option<String>, String, Option<String>) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(body);
+    if let Some(id) = session {
+        request = request
+            .header("Mcp-Session-Id", id)
+            .header("MCP-Protocol-Version", "2025-11-25");
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let content_type = header("content-type");
+    let session = header("mcp-session-id");
+    (
+        status,
+        content_type,
+        response.text().await.unwrap(),
+        session,
+    )
+}
+
+/// Issue 25, item 4: in every HTTP mode a body that is not JSON gets HTTP 400
+/// with a JSON-RPC parse error (-32700, id null), not a plain-text 415; a
+/// `tools/call` whose arguments are not an object gets -32602 for its id.
+#[tokio::test]
+async fn issue_25_bad_bodies_get_json_rpc_errors_in_every_mode() {
+    let hub = Hub::new();
+    hub.registry()
+        .register_fn(tool("echo"), |_, _| async {
+            Ok(CallToolResult::success(vec![ContentBlock::text("ok")]))
+        })
+        .unwrap();
+    let addr = "127.0.0.1:0".parse().unwrap();
+    for (mode, options) in [
+        ("sessions", HttpOptions::new(addr)),
+        ("stateless", HttpOptions::new(addr).with_sessions(false)),
+        (
+            "stateless json",
+            HttpOptions::new(addr)
+                .with_sessions(false)
+                .with_json_response(true),
+        ),
+    ] {
+        let server = serve_http(hub.clone(), ServerOptions::default(), options)
+            .await
+            .unwrap();
+        let url = server.url();
+        for body in [
+            &b"this is not json"[..],
+            b"{\"jsonrpc\":",
+            b"{\"id\":1,\"x\":\"\xff\"}",
+        ] {
+            let (status, content_type, text, _) = post_raw(&url, body.to_vec(), None).await;
+            assert_eq!(status, 400, "{mode}: {text}");
+            assert_eq!(content_type.as_deref(), Some("application/json"), "{mode}");
+            let reply: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(reply["error"]["code"], -32700, "{mode}: {text}");
+            assert_eq!(reply["id"], serde_json::Value::Null, "{mode}: {text}");
+            assert_eq!(reply["jsonrpc"], "2.0", "{mode}: {text}");
+        }
+        let session = if mode == "sessions" {
+            let (status, _, _, session) = post_raw(&url, initialize_body().to_string(), None).await;
+            assert_eq!(status, 200);
+            let session = session.unwrap();
+            let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            post_raw(&url, initialized.to_string(), Some(&session)).await;
+            Some(session)
+        } else {
+            None
+        };
+        for (id, arguments) in [(7, json!([1])), (8, json!("text"))] {
+            let call = json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "echo", "arguments": arguments }
+            });
+            let (_, _, text, _) = post_raw(&url, call.to_string(), session.as_deref()).await;
+            let reply = messages_of(&text)
+                .into_iter()
+                .find(|m| m.get("error").is_some() || m.get("result").is_some())
+                .unwrap_or_else(|| panic!("{mode}: no reply in {text}"));
+            assert_eq!(reply["error"]["code"], -32602, "{mode}: {text}");
+            assert_eq!(reply["id"], id, "{mode}: {text}");
+        }
+        server.shutdown().await.unwrap();
+    }
+}

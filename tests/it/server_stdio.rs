@@ -296,13 +296,18 @@ async fn pipelined_calls_each_get_their_own_reply() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bad_lines_are_handled_as_rmcp_handles_them() {
+async fn bad_lines_are_answered_and_the_server_reads_on() {
     let hub = hub();
     tokio::time::timeout(LIMIT, async {
         let mut raw = Raw::start(&hub).await;
-        // Not JSON: ignored (no id to answer). Then JSON of the wrong shape:
-        // an Invalid Request error with a null id. Then a call still works.
+        // Not JSON: a parse error with a null id (rmcp would say nothing, and
+        // a client waiting for its id would hang). Then JSON of the wrong
+        // shape: an Invalid Request error with a null id (rmcp's own answer).
+        // Then a call still works.
         raw.send("this is not json").await;
+        let reply = raw.recv().await;
+        assert_eq!(reply["error"]["code"], -32700);
+        assert_eq!(reply["id"], Value::Null);
         raw.send(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"nope"}"#)
             .await;
         let reply = raw.recv().await;

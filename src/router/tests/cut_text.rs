@@ -55,7 +55,7 @@ fn a_hermes_call_cut_by_max_tokens_is_a_partial_call() {
         assert_eq!(outcome.partial_calls, [partial("get_weather", cut)]);
         assert_eq!(
             outcome.summary()["partial_calls"],
-            json!([{"id": null, "name": "get_weather", "raw_arguments": cut}])
+            json!([{"id": null, "name": "get_weather", "raw_arguments": cut, "reason": "cut_off"}])
         );
     }
 }

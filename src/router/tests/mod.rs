@@ -305,3 +305,84 @@ fn detect_events_serialise_as_the_detect_event_itself() {
         r#"{"type":"text","text":"hi"}"#
     );
 }
+
+/// An adapter whose stream cannot be finished (as a binary event stream that
+/// lost its frame sync).
+struct LostAtFinish;
+
+impl toolrouter_providers::WireAdapter for LostAtFinish {
+    fn wire(&self) -> Wire {
+        Wire::Bedrock
+    }
+
+    fn feed(
+        &mut self,
+        _chunk: &[u8],
+        _out: &mut Vec<toolrouter_providers::ProviderDelta>,
+    ) -> Result<(), toolrouter_providers::AdapterError> {
+        Ok(())
+    }
+
+    fn finish(
+        &mut self,
+        _out: &mut Vec<toolrouter_providers::ProviderDelta>,
+    ) -> Result<(), toolrouter_providers::AdapterError> {
+        Err(toolrouter_providers::AdapterError::LostSync {
+            reason: "prelude checksum mismatch".to_owned(),
+        })
+    }
+}
+
+/// Issue 25, item 5: an adapter that cannot finish ends the turn with exactly
+/// one `Finish`, carrying the error (it was two).
+#[test]
+fn issue_25_a_failed_adapter_finish_is_one_finish_with_the_error() {
+    let catalog = Arc::new(crate::core::ToolCatalog::new());
+    let mut session = RouteSession::new(
+        Wire::Bedrock,
+        catalog,
+        crate::detect::DetectConfig::default(),
+    );
+    session.set_adapter(Box::new(LostAtFinish));
+    let mut events = Vec::new();
+    session.feed(b"anything", &mut events);
+    session.finish(&mut events);
+    let finishes: Vec<&RouteEvent> = events
+        .iter()
+        .filter(|e| matches!(e, RouteEvent::Finish { .. }))
+        .collect();
+    assert_eq!(finishes.len(), 1, "{events:?}");
+    let RouteEvent::Finish { stop, error, .. } = finishes[0] else {
+        unreachable!("filtered")
+    };
+    assert_eq!(*stop, StopReason::Error);
+    assert!(error.is_some(), "{events:?}");
+}
+
+/// Issue 25, item 5: a byte stream that breaks is the turn's error: its
+/// `Finish` has stop `error` and the message.
+#[test]
+fn issue_25_an_aborted_turn_finishes_with_its_error() {
+    let catalog = Arc::new(crate::core::ToolCatalog::new());
+    let mut session = RouteSession::new(
+        Wire::OpenAiChat,
+        catalog,
+        crate::detect::DetectConfig::default(),
+    );
+    let mut events = Vec::new();
+    session.feed(
+        b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\n",
+        &mut events,
+    );
+    session.abort("the turn exceeds 10 bytes".to_owned(), &mut events);
+    session.finish(&mut events);
+    let finishes: Vec<&RouteEvent> = events
+        .iter()
+        .filter(|e| matches!(e, RouteEvent::Finish { .. }))
+        .collect();
+    assert_eq!(finishes.len(), 1, "{events:?}");
+    let RouteEvent::Finish { error, .. } = finishes[0] else {
+        unreachable!("filtered")
+    };
+    assert_eq!(error.as_deref(), Some("the turn exceeds 10 bytes"));
+}

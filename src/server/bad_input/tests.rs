@@ -1,0 +1,46 @@
+//! Unit tests of the answers to unusable input: ids read from prefixes, parse errors, custom requests.
+
+use super::*;
+
+fn check(message: &str, expect: Option<Value>) {
+    assert_eq!(id_in_prefix(message.as_bytes()), expect, "{message}");
+}
+
+#[test]
+fn ids_in_prefixes() {
+    check(r#"{"jsonrpc":"2.0","id":5,"method":"x""#, Some(json!(5)));
+    check(r#"{ "id" : "big-6" , "method""#, Some(json!("big-6")));
+    check(
+        r#"{"method":"tools/call","id":-3,"params":{"#,
+        Some(json!(-3)),
+    );
+    check(r#"{"params":{"id":1},"id":2,"#, Some(json!(2)));
+    check(r#"{"params":{"arguments":{"id":1,"x":"#, None);
+    check(r#"{"text":"\"id\":4","id":9}"#, Some(json!(9)));
+    check(r#"{"id":null}"#, None);
+    check(r#"{"id":12"#, None);
+    check(r#"{"id":"a\"b"}"#, None);
+    check("", None);
+    let late = format!(r#"{{"pad":"{}","id":1}}"#, "x".repeat(ID_SCAN_BYTES));
+    check(&late, None);
+}
+
+#[test]
+fn json_or_not() {
+    assert!(is_json(br#"{"a":[1,2]}"#));
+    assert!(!is_json(b"this is not json"));
+    assert!(!is_json(b"{\"a\":\"\xff\"}"));
+    assert!(!is_json(b"{\"a\":\0 1}"));
+    assert!(!is_json(b"{} {}"));
+    assert_eq!(parse_error(b"nope")["error"]["code"], -32700);
+    assert_eq!(parse_error(b"nope")["id"], Value::Null);
+}
+
+#[test]
+fn custom_requests() {
+    let e = custom_request_error("tools/call", Some(&json!({"name": "x", "arguments": [1]})));
+    assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+    let e = custom_request_error(&"m".repeat(1 << 20), None);
+    assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND);
+    assert!(e.message.len() < 512, "{}", e.message.len());
+}
