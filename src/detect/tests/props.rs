@@ -55,7 +55,11 @@ pub(super) const CORPUS: &[&str] = &[
     "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ls\">\nI will list.\n</｜DSML｜invoke>\n<｜DSML｜invoke name=ls>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"ls\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
     "<minimax:tool_call>\n<invoke name=\"ls\">\n</invoke>\n<invoke name=\"read_file\">\nprose <path>a</path>\n</invoke>\n<invoke name=ls></invoke>\n</minimax:tool_call> <function_calls><invoke name=\"ls\">x</invoke><invoke name=\"ls\"></invoke></function_calls>",
     "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜>ls()<｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\">oops<｜tool_call_end｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"ls\"></steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>",
-    "[TOOL_CALLS] [{\"name\": \"ls\", \"arguments\": \"{bad\", \"id\": \"a1B2c3D4e\"}, {\"name\": \"ls\", \"arguments\": {}}, {\"arguments\": 5}] <|tool_call|>[{\"name\": \"ls\", \"arguments\": [1]}, {\"name\": \"ls\"}]",
+    "[TOOL_CALLS] [{\"name\": \"ls\", \"arguments\": \"{bad\", \"id\": \"a1B2c3D4e\"}, {\"name\": \"ls\", \"arguments\": {}}, {\"arguments\": 5}] <|tool_call|>[{\"name\": \"ls\", \"arguments\": [1]}, {\"name\": \"ls\"}]", // Broken calls in the pythonic lists (issue 24): non-literals, infinite
+    // numbers, mismatched and unbalanced brackets, stray quotes, sets.
+    "[search(query=b'z'), ls(), search(limit=1e999), read_file(path='a'), search(limit=float('inf')), search(tags=[1, 2), search(tags={'urgent', 'bug'}, opts={})] [ls(), search(opts={'a': (1, [2}, x=nan), search(tags=[1], ls()] x",
+    "<|tool_call_start|>[ls(x='a)], \"(', y=z), {\"name\": \"ls\", \"arguments\": [1]}, {\"arguments\": {}}, read_file(path=r'\\')]<|tool_call_end|> <|tool_call_start|>[ls(), search(query=x'a<|tool_call_end|>after <|python_start|>[ls(), ls(1)]<|python_end|>",
+    "<function_calls>search(query=b'z')\nls()\nsearch(query=x'a\nget_weather(city='x')\nsearch(tags=[1, 2)\n'''\n</function_calls> <function_calls>ls(a={1, [2]})\nls()",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {
