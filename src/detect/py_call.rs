@@ -4,10 +4,22 @@
 //!
 //! Each call's keyword arguments go through [`ArgsConv`], which streams them as
 //! JSON while the model writes them. A call's `CallEnd` waits for the end of
-//! its list (or block): a list that fails (unbalanced, a non-literal argument,
-//! cut off) gives its whole text back, so prose that happens to start like a
-//! call list never runs a tool. An element naming an unknown tool goes back
-//! as text on its own; the other elements stay calls.
+//! its list (or block): a list that fails (no `[`, an element that is not
+//! `name(`, junk where `,` or `]` belongs, cut off) gives its whole text
+//! back, so prose that happens to start like a call list never runs a tool.
+//!
+//! One element does not take its neighbours down (issue 24). An element
+//! naming an unknown tool goes back as text on its own. So does a broken
+//! call, once its `name(` is read: arguments that are not literals (a name,
+//! an operator, `b'…'`, a positional argument, an infinite number) or do not
+//! convert; it is skipped from where it broke to its end by the rule of
+//! [`CallSkip`] (after the `)` that balances its `(`, or before the list's
+//! `]` or closing wrapper when it never balances), goes back as text with an
+//! `invalid` diagnostic (a call it had started never ends), and the list goes
+//! on. A JSON envelope (LFM2) that is valid JSON but not a call (no name,
+//! arguments that are not an object) goes back the same way. The list's own
+//! markup (`[`, `,`, `]`, wrappers) stays in the region when any element is
+//! a call; with none, the whole list goes back.
 
 use crate::core::{DiagnosticKind, JsonObject, ToolCall, WireFormat};
 
@@ -16,6 +28,7 @@ use super::format::{CallParser, Parsed, body_end};
 use super::json_call::{ArgsCapture, CallKey};
 use super::json_tokenizer::{Directive, JsonEvent, JsonTokenizer, TokStatus};
 use super::py_literal::{ArgsConv, Step, Syntax};
+use super::resync::{Broken, CallSkip, Rule, Skip};
 use super::scan::{leading_ws, starts};
 use super::sink::{CallSink, finished_call};
 
@@ -50,6 +63,8 @@ enum LState {
     Args(Box<ArgsConv>),
     /// Inside a JSON envelope element. -> AfterEntry.
     Json(Box<JsonEntry>),
+    /// A broken call, skipped to its end ([`CallSkip`]). -> AfterEntry.
+    Skip(Box<Broken>),
     /// After an element: `,` or `]` (bracketed). -> Entry / Close.
     AfterEntry,
     /// After `]`: whitespace and the closing wrapper. -> done.
@@ -116,6 +131,33 @@ impl PyListParser {
             }),
             None => sink.unknown(self.start, end, &self.name, self.spec.format),
         }
+    }
+}
+
+impl PyListParser {
+    /// The call being read broke (`why`) with brackets open whose closers
+    /// are `open`: skip it.
+    #[cold]
+    #[inline(never)]
+    fn break_call(&mut self, why: String, open: Vec<u8>) {
+        self.entries += 1;
+        let unknown = self.call.take().is_none();
+        let name = std::mem::take(&mut self.name);
+        let skip = CallSkip::new(open, self.spec.bracketed, self.spec.close);
+        let broken = Broken::new(self.start, Some(name), unknown, why, Rule::Call(skip));
+        self.state = LState::Skip(broken);
+    }
+
+    /// The element ending at region offset `end` is complete but not a call
+    /// (`why`): it goes back as text.
+    #[cold]
+    #[inline(never)]
+    fn broken_entry(&mut self, end: usize, why: &str, sink: &mut CallSink<'_>) {
+        self.entries += 1;
+        self.call = None;
+        let name = (!self.name.is_empty()).then(|| std::mem::take(&mut self.name));
+        sink.broken(self.start, end, name, self.spec.format, why.to_owned());
+        self.state = LState::AfterEntry;
     }
 }
 
@@ -256,13 +298,20 @@ impl CallParser for PyListParser {
                     let index = self.call.as_ref().map(|c| c.0);
                     match conv.feed_streaming(&input[i..], eof, &self.name, index, sink) {
                         Step::NeedMore(n) => return Parsed::need_more(i + n),
-                        Step::Invalid(n, message) => return invalid(i + n, message),
+                        Step::Invalid(n, message) => {
+                            i += n;
+                            let open = conv.closers();
+                            self.break_call(message, open);
+                        }
                         Step::Done(n) => {
                             i += n;
                             let arguments = if self.call.is_some() {
                                 match conv.arguments() {
                                     Ok(a) => a,
-                                    Err(message) => return invalid(i, message),
+                                    Err(message) => {
+                                        self.broken_entry(sink.base + i, &message, sink);
+                                        continue;
+                                    }
                                 }
                             } else {
                                 JsonObject::new()
@@ -283,7 +332,9 @@ impl CallParser for PyListParser {
                         TokStatus::Done(n) => {
                             i += n;
                             let Some(name) = handler.name.clone() else {
-                                return invalid(i, "the call has no name");
+                                self.name.clear();
+                                self.broken_entry(sink.base + i, "the call has no name", sink);
+                                continue;
                             };
                             handler.try_start(sink);
                             self.name = name;
@@ -292,7 +343,9 @@ impl CallParser for PyListParser {
                                 Some((index, _)) => match handler.args.finish(*index, sink) {
                                     Ok(a) => a,
                                     Err(_) => {
-                                        return invalid(i, "arguments are not a json object");
+                                        let why = "arguments are not a json object";
+                                        self.broken_entry(sink.base + i, why, sink);
+                                        continue;
                                     }
                                 },
                                 None => JsonObject::new(),
@@ -301,6 +354,20 @@ impl CallParser for PyListParser {
                             self.end_entry(arguments, sink.base + i, sink);
                         }
                     }
+                }
+                LState::Skip(broken) => {
+                    let to = match broken.skip(&bytes[i..], eof) {
+                        Skip::To(n) => i + n,
+                        Skip::NeedMore(n) if !eof => return Parsed::need_more(i + n),
+                        Skip::NeedMore(_) => bytes.len(),
+                    };
+                    let LState::Skip(broken) =
+                        std::mem::replace(&mut self.state, LState::AfterEntry)
+                    else {
+                        unreachable!("state was matched as a skip above")
+                    };
+                    broken.give_back(sink.base + to, self.spec.format, sink);
+                    i = to;
                 }
                 LState::AfterEntry => {
                     if self.bare {

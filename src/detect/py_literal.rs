@@ -20,9 +20,16 @@
 //! `1e3`); `True`/`False`/`None` and JSON's `true`/`false`/`null`; lists and
 //! tuples become arrays (a parenthesised single value `(x)` is read as the
 //! tuple `(x,)`), dicts become objects (number, boolean and `None` keys are
-//! written as strings, as Python's `json.dumps` does). Anything else (names,
-//! calls, operators, sets, bytes, f-strings, positional arguments) makes the
+//! written as strings, as Python's `json.dumps` does), a set of scalars and
+//! strings (`{'a', 1}`) becomes an array in source order, duplicates kept as
+//! written (`{}` is the empty dict). Anything else (names, calls, operators,
+//! a container in a set, bytes, f-strings, positional arguments) makes the
 //! call invalid.
+//!
+//! A `{` is a dict or a set, which only the byte after its first entry
+//! tells (`:` or `,`/`}`): nothing from the `{` on is emitted until then (the
+//! look-behind is that one key or element, a scalar or a string), and a set's
+//! first entry, written as a key, is rewritten as an element.
 //!
 //! Typed by schema: the top-level value of a parameter whose declared type is
 //! `integer`, `number`, `boolean`, `array` or `object` and that is written as
@@ -81,6 +88,8 @@ enum Kind {
     List,
     Tuple,
     Dict,
+    /// A Python set, written as an array.
+    Set,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -101,7 +110,7 @@ enum St {
     Sep,
     /// A value is required. -> a value state.
     Value,
-    /// List/Tuple: an element or the closer. -> a value state / close.
+    /// List/Tuple/Set: an element or the closer. -> a value state / close.
     ElemOrClose,
     /// After a value: a comma or the closer. -> KeyOrClose / ElemOrClose / close.
     CommaOrClose,
@@ -153,6 +162,12 @@ pub(crate) struct ArgsConv {
     json: String,
     /// How much of `json` has been emitted as argument text.
     emitted: usize,
+    /// Where the innermost `{` belongs in `json` while it may still be a dict
+    /// or a set (its `{` or `[` is not written yet; nothing from here is emitted).
+    brace: Option<usize>,
+    /// The last key written was a scalar (quoted as a key; unquoted if its
+    /// `{` turns out to be a set).
+    key_scalar: bool,
 }
 
 impl ArgsConv {
@@ -173,6 +188,8 @@ impl ArgsConv {
             top_ty: None,
             json: String::new(),
             emitted: 0,
+            brace: None,
+            key_scalar: false,
         }
     }
 
@@ -191,8 +208,12 @@ impl ArgsConv {
         let catalog = sink.catalog;
         let step = self.feed(input, eof, catalog.get(name));
         if let Some(index) = index {
-            sink.args(index, &self.json[self.emitted..]);
-            self.emitted = self.json.len();
+            // An undecided `{` (dict or set) holds back what follows it.
+            let upto = self.brace.unwrap_or(self.json.len());
+            if let Some(fragment) = self.json.get(self.emitted..upto) {
+                sink.args(index, fragment);
+                self.emitted = upto;
+            }
         }
         step
     }
@@ -202,6 +223,20 @@ impl ArgsConv {
     pub(crate) fn arguments(&self) -> Result<JsonObject, String> {
         parse_arguments(&self.json)
             .map_err(|e| format!("the arguments do not convert to json: {e}"))
+    }
+
+    /// The closers of the open brackets, the argument list's own first:
+    /// where the skip of a broken call starts.
+    #[cold]
+    pub(crate) fn closers(&self) -> Vec<u8> {
+        self.frames
+            .iter()
+            .map(|f| match (f.kind, self.syntax) {
+                (Kind::Args, Syntax::Python) | (Kind::Tuple, _) => b')',
+                (Kind::Args, Syntax::Gemma) | (Kind::Dict | Kind::Set, _) => b'}',
+                (Kind::List, _) => b']',
+            })
+            .collect()
     }
 
     /// The arguments JSON written so far (complete once `Done` was returned).
@@ -281,6 +316,10 @@ impl ArgsConv {
                         i += 1;
                     } else if b == sep {
                         i += 1;
+                        if let Some(at) = self.brace.take() {
+                            // The first key of a `{`: a dict.
+                            self.json.insert(at, '{');
+                        }
                         if self.key_in_tok {
                             if self.tok.is_empty() {
                                 return Step::Invalid(i, "an empty key".to_owned());
@@ -296,6 +335,15 @@ impl ArgsConv {
                         }
                         self.json.push(':');
                         self.state = St::Value;
+                    } else if self.brace.is_some() && (b == b',' || b == b'}') {
+                        // The first element of a `{`: a set.
+                        i += 1;
+                        self.become_set();
+                        if b == b'}' {
+                            self.close();
+                        } else {
+                            self.state = St::ElemOrClose;
+                        }
                     } else if self.syntax == Syntax::Python && self.top().kind == Kind::Args {
                         return Step::Invalid(
                             i,
@@ -340,7 +388,7 @@ impl ArgsConv {
                     } else if b == b',' {
                         i += 1;
                         self.state = match self.top().kind {
-                            Kind::List | Kind::Tuple => St::ElemOrClose,
+                            Kind::List | Kind::Tuple | Kind::Set => St::ElemOrClose,
                             Kind::Args | Kind::Dict => St::KeyOrClose,
                         };
                     } else if b == self.closer() {

@@ -3,7 +3,15 @@
 //! does not take its neighbours down: the element goes back as text with a
 //! diagnostic (`CallSink::broken`) and the next element is read as usual.
 //!
+//! Two rules say where a skip stops: tokens (the element's end tag, the next
+//! element's start, the block's end; [`Resync`]), or, in a Python call list,
+//! the call's brackets and strings ([`CallSkip`], `resync/brackets.rs`).
+//!
 //! Only the failure path comes here; a valid call never does.
+
+mod brackets;
+
+pub(crate) use brackets::CallSkip;
 
 use super::scan::{find1, starts};
 use super::sink::CallSink;
@@ -19,6 +27,21 @@ pub(crate) struct Resync {
     pub(crate) next: [&'static str; 2],
 }
 
+/// Where the skip of a broken element stops.
+#[derive(Debug)]
+pub(crate) enum Rule {
+    /// At a token.
+    Tokens(Resync),
+    /// Where a Python call's brackets and strings say.
+    Call(CallSkip),
+}
+
+impl From<Resync> for Rule {
+    fn from(resync: Resync) -> Self {
+        Self::Tokens(resync)
+    }
+}
+
 /// A broken element being skipped.
 #[derive(Debug)]
 pub(crate) struct Broken {
@@ -32,7 +55,7 @@ pub(crate) struct Broken {
     /// Why the element is broken.
     pub(crate) why: String,
     /// Where the skip stops.
-    pub(crate) resync: Resync,
+    pub(crate) rule: Rule,
 }
 
 impl Broken {
@@ -43,20 +66,23 @@ impl Broken {
         name: Option<String>,
         unknown: bool,
         why: String,
-        resync: Resync,
+        rule: Rule,
     ) -> Box<Self> {
         Box::new(Self {
             start,
             name,
             unknown,
             why,
-            resync,
+            rule,
         })
     }
 
-    /// Looks for the element's end in `rest` (see [`skip_to`]).
-    pub(crate) fn skip(&self, rest: &[u8], eof: bool) -> Skip {
-        skip_to(rest, &[self.resync.end], &self.resync.next, eof)
+    /// Looks for the element's end in `rest` (see [`skip_to`] and [`CallSkip`]).
+    pub(crate) fn skip(&mut self, rest: &[u8], eof: bool) -> Skip {
+        match &mut self.rule {
+            Rule::Tokens(resync) => skip_to(rest, &[resync.end], &resync.next, eof),
+            Rule::Call(call) => call.skip(rest, eof),
+        }
     }
 
     /// Records the element, ending at region offset `end`, as text.

@@ -297,7 +297,7 @@ impl SectionParser {
             end: spec.call_end,
             next: [spec.call_begin, spec.section_end],
         };
-        self.state = State::Skip(Broken::new(start, name, unknown, why, resync));
+        self.state = State::Skip(Broken::new(start, name, unknown, why, resync.into()));
     }
 
     /// The section ends at `at` (region-local input offset).

@@ -236,7 +236,8 @@ impl CallParser for XmlCallParser {
                             {
                                 self.entries += 1;
                                 let why = "the entry's opening tag does not read".to_owned();
-                                let broken = Broken::new(sink.base + j, None, false, why, resync);
+                                let broken =
+                                    Broken::new(sink.base + j, None, false, why, resync.into());
                                 self.state = BlockState::Skip(broken);
                                 i = j + resync.next[0].len();
                             }
@@ -314,7 +315,7 @@ impl XmlCallParser {
             return;
         };
         let unknown = e.call.is_none();
-        let broken = Broken::new(e.start, Some(e.name), unknown, why, resync);
+        let broken = Broken::new(e.start, Some(e.name), unknown, why, resync.into());
         self.state = BlockState::Skip(broken);
     }
 }

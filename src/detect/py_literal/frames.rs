@@ -16,7 +16,7 @@ impl ArgsConv {
     pub(super) fn closer(&self) -> u8 {
         match (self.top().kind, self.syntax) {
             (Kind::Args, Syntax::Python) | (Kind::Tuple, _) => b')',
-            (Kind::Args, Syntax::Gemma) | (Kind::Dict, _) => b'}',
+            (Kind::Args, Syntax::Gemma) | (Kind::Dict | Kind::Set, _) => b'}',
             (Kind::List, _) => b']',
         }
     }
@@ -43,8 +43,10 @@ impl ArgsConv {
         };
         match frame.kind {
             Kind::Args if frame.count == 0 => self.json.push_str("{}"),
+            // `{}` is the empty dict (its brace is still undecided).
+            Kind::Dict if self.brace.take().is_some() => self.json.push_str("{}"),
             Kind::Args | Kind::Dict => self.json.push('}'),
-            Kind::List | Kind::Tuple => self.json.push(']'),
+            Kind::List | Kind::Tuple | Kind::Set => self.json.push(']'),
         }
         self.state = if self.frames.is_empty() {
             St::Done
@@ -61,7 +63,18 @@ impl ArgsConv {
         if self.frames.len() >= MAX_DEPTH {
             return Err(format!("values nest deeper than {MAX_DEPTH}"));
         }
-        self.json.push(if kind == Kind::Dict { '{' } else { '[' });
+        if self.top().kind == Kind::Set {
+            return Err("a set holds only scalars and strings".to_owned());
+        }
+        if kind != Kind::Dict {
+            self.json.push('[');
+        } else if self.syntax == Syntax::Python {
+            // A dict or a set: the first entry decides.
+            self.brace = Some(self.json.len());
+            self.key_scalar = false;
+        } else {
+            self.json.push('{');
+        }
         self.frames.push(Frame { kind, count: 0 });
         self.state = if kind == Kind::Dict {
             St::KeyOrClose
@@ -82,6 +95,26 @@ impl ArgsConv {
             true
         } else {
             false
+        }
+    }
+
+    /// The undecided `{` holds one element, not a key: a set, written as an
+    /// array whose first element is the key as written (a scalar unquoted).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn become_set(&mut self) {
+        let Some(at) = self.brace.take() else {
+            return;
+        };
+        let first = self.json.split_off(at.min(self.json.len()));
+        self.json.push('[');
+        let element = match first.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+            Some(scalar) if self.key_scalar => scalar,
+            _ => first.as_str(),
+        };
+        self.json.push_str(element);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.kind = Kind::Set;
         }
     }
 }

@@ -13,6 +13,7 @@ impl ArgsConv {
         let quoted = self.role == Role::Key
             || (number && matches!(self.role, Role::Top(Some(ParamType::String))));
         if quoted {
+            self.key_scalar = self.role == Role::Key;
             self.json.push('"');
             self.json.push_str(text);
             self.json.push('"');

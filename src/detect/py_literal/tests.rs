@@ -90,6 +90,33 @@ fn python_arguments_stream_as_json() {
 }
 
 #[test]
+fn sets_become_arrays_in_source_order_and_braces_wait_for_their_first_entry() {
+    for (python, json) in [
+        ("a={'urgent', 'bug'})", r#"{"a":["urgent","bug"]}"#),
+        ("a={'x'})", r#"{"a":["x"]}"#),
+        (
+            "a={ 1 , True, None, -2.5e3, 'q' 'r', }, b=1)",
+            r#"{"a":[1,true,null,-2.5e3,"qr"],"b":1}"#,
+        ),
+        ("a={'a', 'a'})", r#"{"a":["a","a"]}"#),
+        ("a={})", r#"{"a":{}}"#),
+        ("a={ })", r#"{"a":{}}"#),
+        (
+            "a={1: {2}, 'k': {}, None: {3: 'v'}})",
+            r#"{"a":{"1":[2],"k":{},"null":{"3":"v"}}}"#,
+        ),
+        ("a=[{'s'}, {'d': 1}])", r#"{"a":[["s"],{"d":1}]}"#),
+    ] {
+        assert_eq!(convert(Syntax::Python, python), ok(json, ""), "{python}");
+    }
+    // Gemma's `{` is always a dict.
+    assert_eq!(
+        convert(Syntax::Gemma, "a:{b:1}}"),
+        ok(r#"{"a":{"b":1}}"#, "")
+    );
+}
+
+#[test]
 fn gemma_arguments_stream_as_json() {
     assert_eq!(
         convert(
@@ -121,7 +148,10 @@ fn malformed_argument_lists_are_invalid_not_panics() {
         "'a')",
         "a=1 2)",
         "a=[1,,2])",
-        "a={1, 2})",
+        "a={1, [2]})",
+        "a={(1,), 2})",
+        "a={1: 2, 3})",
+        "a={'a', 'b': 1})",
         "a={(1,): 2})",
         "a=[1)",
         "a=1e999)",

@@ -63,6 +63,11 @@ pub(super) const CORPUS: &[&str] = &[
     "<tool_call>\n<function=write_to_file>\n<parameter=path>\na\n<parameter=content>\nb\n<parameter=path>\nc\n<parameter=line_count>\n2\n</parameter>\n</function>\n</tool_call> <function=get_weather>\n<parameter=city>\nP\n</parameter>\n</function> <function=ls> x",
     "<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"ls\"></steptml:invoke><｜tool_call_end｜><｜tool_sep｜><｜tool_call_begin｜>function<｜tool_sep｜>read_file\n<steptml:invoke name=\"read_file\"><steptml:parameter name=\"path\">a</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_call_begin｜>function<｜tool_sep｜>ls <steptml:invoke name=\"search\"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"B\"<|tool_call_end|><|tool_call_begin|>functions.ls:1<|tool_call_argument_begin|>{\"a\": \"<|tool_call_end|>\"}<|tool_call_end|><|tool_calls_section_end|>",
+    // Broken calls in the pythonic lists (issue 24): non-literals, infinite
+    // numbers, mismatched and unbalanced brackets, stray quotes, sets.
+    "[search(query=b'z'), ls(), search(limit=1e999), read_file(path='a'), search(limit=float('inf')), search(tags=[1, 2), search(tags={'urgent', 'bug'}, opts={})] [ls(), search(opts={'a': (1, [2}, x=nan), search(tags=[1], ls()] x",
+    "<|tool_call_start|>[ls(x='a)], \"(', y=z), {\"name\": \"ls\", \"arguments\": [1]}, {\"arguments\": {}}, read_file(path=r'\\')]<|tool_call_end|> <|tool_call_start|>[ls(), search(query=x'a<|tool_call_end|>after <|python_start|>[ls(), ls(1)]<|python_end|>",
+    "<function_calls>search(query=b'z')\nls()\nsearch(query=x'a\nget_weather(city='x')\nsearch(tags=[1, 2)\n'''\n</function_calls> <function_calls>ls(a={1, [2]})\nls()",
 ];
 
 fn cuts(len: usize) -> impl Strategy<Value = Vec<usize>> {

@@ -293,3 +293,46 @@ fn issue_24_a_broken_call_keeps_its_neighbours() {
         agree(&input, step);
     }
 }
+
+/// Issue 24 in the pythonic lists (vLLM `test_bad_sibling_call_does_not_drop_good_calls`):
+/// a call with a `b'…'` argument made the whole list text, its good sibling
+/// with it. Now only the broken call comes back, after the list's calls; its
+/// `CallStart` and the arguments it had stand without a `CallEnd`.
+#[test]
+fn issue_24_a_broken_pythonic_call_keeps_its_neighbours() {
+    let bad = "search(query=b'z')";
+    let input = format!("[{bad}, ls()]");
+    let events = without_call_ids(crate::detect::detect_all(
+        &input,
+        catalog(),
+        DetectConfig::default(),
+    ));
+    let ends: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            DetectEvent::CallEnd { index, .. } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, [1], "only the second call ends: {events:?}");
+    assert!(
+        matches!(&events[0], DetectEvent::CallStart { index: 0, name, .. } if name == "search"),
+        "{events:?}"
+    );
+    let n = events.len();
+    match &events[n - 2] {
+        DetectEvent::Malformed { diagnostic } => {
+            assert_eq!(diagnostic.kind, DiagnosticKind::Invalid);
+            assert_eq!(diagnostic.name.as_deref(), Some("search"));
+            assert_eq!(diagnostic.raw, bad);
+        }
+        other => panic!("expected the broken call's diagnostic, got {other:?}"),
+    }
+    assert!(
+        matches!(&events[n - 1], DetectEvent::Text { text } if text == bad),
+        "{events:?}"
+    );
+    for step in [1, 3, 7, 64] {
+        agree(&input, step);
+    }
+}

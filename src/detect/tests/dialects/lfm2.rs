@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 use crate::core::DiagnosticKind::*;
 use crate::core::WireFormat::*;
 
@@ -149,4 +150,56 @@ fn an_echo_gives_its_call_index_back() {
             .collect();
         assert_eq!(started, [(0, "ls".to_owned()), (1, "read_file".to_owned())]);
     }
+}
+
+/// Issue 24 (vLLM `test_bad_sibling_call_does_not_drop_good_calls`): a broken
+/// call, or a JSON envelope that is not a call, goes back as text on its own;
+/// the other calls stay calls and the wrapper, brackets and commas stay in the
+/// region.
+#[test]
+fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
+    for bad in [
+        "search(query=b'z')",
+        "search(limit=1e999)",
+        "search(limit=float('-inf'))",
+        "ls(x=foo(1))",
+        r#"{"name": "ls", "arguments": [1]}"#,
+        r#"{"arguments": {}}"#,
+    ] {
+        broken_element_goes_back_alone(
+            |elements| {
+                format!(
+                    "<|tool_call_start|>[{}]<|tool_call_end|>",
+                    elements.join(", ")
+                )
+            },
+            bad,
+            [
+                ("read_file(path='a')", "read_file", json!({"path": "a"})),
+                (r#"{"name": "ls", "arguments": {}}"#, "ls", json!({})),
+            ],
+            Lfm2,
+        );
+    }
+}
+
+/// The end token bounds the skip of a broken call, strings included: here the
+/// list lacks its `]`, so the block is text and the text after it stays text.
+#[test]
+fn the_end_token_bounds_the_skip_of_a_broken_call() {
+    let input = "<|tool_call_start|>[ls(), search(query=x'a<|tool_call_end|>Done.";
+    check_calls(input, expect(input, &[], &[Invalid]));
+}
+
+/// vLLM `test_tool_call[set_arg]`.
+#[test]
+fn a_set_argument_is_an_array() {
+    check_calls(
+        "<|tool_call_start|>[search(tags={'urgent', 'bug'})]<|tool_call_end|>",
+        expect(
+            "",
+            &[("search", json!({"tags": ["urgent", "bug"]}), Lfm2)],
+            &[],
+        ),
+    );
 }

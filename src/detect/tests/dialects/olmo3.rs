@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 use crate::core::DiagnosticKind::*;
 use crate::core::WireFormat::*;
 
@@ -90,4 +91,45 @@ fn calls_separated_by_commas_on_one_line() {
             &[],
         ),
     );
+}
+
+/// Issue 24 (vLLM `test_bad_sibling_call_does_not_drop_good_calls`,
+/// `test_non_finite_argument_rejected`): a broken call goes back as text on
+/// its own line; the other lines stay calls and the block's tags stay in the
+/// region.
+#[test]
+fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
+    for bad in [
+        "search(query=b'z')",
+        "search(limit=1e999)",
+        "search(ratio=float('nan'))",
+        "search(tags=[1, 2)",
+        "search(limit=foo, query='a)\\n')",
+    ] {
+        broken_element_goes_back_alone(
+            |elements| format!("<function_calls>{}</function_calls>", elements.join("\n")),
+            bad,
+            [
+                ("get_weather(city='x')", "get_weather", json!({"city": "x"})),
+                ("ls()", "ls", json!({})),
+            ],
+            Olmo3,
+        );
+    }
+}
+
+/// A broken call whose `(` never balances runs to the end tag (a stray quote
+/// only to the end of its line): the lines it swallows go back with it.
+#[test]
+fn an_unbalanced_broken_call_runs_to_the_end_tag() {
+    check_calls(
+        "<function_calls>ls()\nsearch(query=x'a\nget_weather(city='x')</function_calls>",
+        expect(
+            "search(query=x'a\nget_weather(city='x')",
+            &[("ls", json!({}), Olmo3)],
+            &[Invalid],
+        ),
+    );
+    let input = "<function_calls>search(limit=1e999)</function_calls>";
+    check_calls(input, expect(input, &[], &[Invalid]));
 }

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::super::*;
+use super::broken_element_goes_back_alone;
 use crate::core::DiagnosticKind::*;
 use crate::core::WireFormat::*;
 
@@ -155,10 +156,12 @@ fn typed_by_schema_numbers_for_strings_and_strings_that_do_not_convert() {
     );
 }
 
+/// A list whose only call is broken is text, whatever broke it.
 #[test]
 fn non_literals_make_the_whole_list_text() {
     for input in [
-        "[read_file(path=\"a\"), ls(x=foo)]",
+        "[ls(x=foo)]",
+        "[search(limit=1])]",
         "[read_file(\"a\")]",
         "[search(tags=[1, 2)]",
         "[search(limit=1e999)]",
@@ -192,4 +195,114 @@ fn llama4_wrapper_tokens() {
     // Code for the interpreter is not a call list.
     let input = "<|python_start|>print(1)<|python_end|>";
     check_calls(input, expect(input, &[], &[]));
+}
+
+/// Issue 24 (vLLM `test_bad_sibling_call_does_not_drop_good_calls`,
+/// `test_non_finite_argument_rejected`): a broken call goes back as text on its
+/// own with an `invalid` diagnostic, at the start, in the middle or at the end;
+/// the other calls stay calls and the list's `[`, `, ` and `]` stay in the region.
+#[test]
+fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {
+    for bad in [
+        "search(query=b'z')",
+        "search(limit=1e999)",
+        "search(limit=float('inf'))",
+        "search(ratio=nan)",
+        "search(ratio=-inf)",
+        "ls('positional')",
+        "search(query='x' + 'y')",
+        // The skip reads strings: their brackets and commas do not end it.
+        "search(limit=foo, query='a)], x(')",
+        // A mismatched bracket closes down to its own kind.
+        "search(tags=[1, 2)",
+        "search(opts={'a': (1, [2}, limit=x)",
+    ] {
+        broken_element_goes_back_alone(
+            |elements| format!("[{}]", elements.join(", ")),
+            bad,
+            [
+                ("read_file(path='a')", "read_file", json!({"path": "a"})),
+                ("ls()", "ls", json!({})),
+            ],
+            Pythonic,
+        );
+    }
+}
+
+#[test]
+fn a_broken_call_inside_the_llama4_wrapper_goes_back_alone() {
+    check_calls(
+        "<|python_start|>[ls(), search(limit=inf)]<|python_end|> ok",
+        expect(
+            "search(limit=inf) ok",
+            &[("ls", json!({}), Pythonic)],
+            &[Invalid],
+        ),
+    );
+}
+
+#[test]
+fn a_broken_call_naming_an_unknown_tool_goes_back_as_unknown() {
+    check_calls(
+        "[ls(), nope(x=foo), read_file(path='a')]",
+        expect(
+            "nope(x=foo)",
+            &[
+                ("ls", json!({}), Pythonic),
+                ("read_file", json!({"path": "a"}), Pythonic),
+            ],
+            &[UnknownTool],
+        ),
+    );
+}
+
+/// The skip's rule when the call's `(` never balances: the element ends
+/// before the list's `]`; a stray quote runs to the end of its line, here the
+/// end of the stream, so the list is cut off and all of it is text.
+#[test]
+fn a_call_whose_paren_never_balances_ends_before_the_lists_bracket() {
+    check_calls(
+        "[read_file(path='a'), search(tags=[1, 2], ls()]",
+        expect(
+            "search(tags=[1, 2], ls()",
+            &[("read_file", json!({"path": "a"}), Pythonic)],
+            &[Invalid],
+        ),
+    );
+    let input = "[read_file(path='a'), search(query=x'y), ls()]";
+    check_calls(input, expect(input, &[], &[Unfinished]));
+}
+
+/// vLLM `test_tool_call[set_arg]`: a set of literals is an array in source
+/// order; `{}` stays the empty dict; nothing from a `{` streams before its
+/// first entry shows which it is.
+#[test]
+fn a_set_literal_is_an_array_in_source_order() {
+    let input = "[search(tags={'urgent', 'bug'}, opts={}), search(tags={3}, opts={'k': {1, 2}})]";
+    check_calls(
+        input,
+        expect(
+            "",
+            &[
+                (
+                    "search",
+                    json!({"tags": ["urgent", "bug"], "opts": {}}),
+                    Pythonic,
+                ),
+                (
+                    "search",
+                    json!({"tags": [3], "opts": {"k": [1, 2]}}),
+                    Pythonic,
+                ),
+            ],
+            &[],
+        ),
+    );
+    check_deltas(
+        input,
+        &[
+            r#"{"tags":["urgent","bug"],"opts":{}}"#,
+            r#"{"tags":[3],"opts":{"k":[1,2]}}"#,
+        ],
+    );
 }
