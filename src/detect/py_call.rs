@@ -361,12 +361,12 @@ impl CallParser for PyListParser {
                         Skip::NeedMore(n) if !eof => return Parsed::need_more(i + n),
                         Skip::NeedMore(_) => bytes.len(),
                     };
-                    let LState::Skip(broken) =
+                    // The state is the skip matched above.
+                    if let LState::Skip(broken) =
                         std::mem::replace(&mut self.state, LState::AfterEntry)
-                    else {
-                        unreachable!("state was matched as a skip above")
-                    };
-                    broken.give_back(sink.base + to, self.spec.format, sink);
+                    {
+                        broken.give_back(sink.base + to, self.spec.format, sink);
+                    }
                     i = to;
                 }
                 LState::AfterEntry => {

@@ -498,11 +498,11 @@ impl CallParser for SectionParser {
                         Skip::NeedMore(n) if !eof => return Parsed::need_more(i + n),
                         Skip::NeedMore(_) => bytes.len(),
                     };
-                    let State::Skip(broken) = std::mem::replace(&mut self.state, State::Between)
-                    else {
-                        unreachable!("state was matched as a skip above")
-                    };
-                    broken.give_back(sink.base + to, spec.format, sink);
+                    // The state is the skip matched above.
+                    if let State::Skip(broken) = std::mem::replace(&mut self.state, State::Between)
+                    {
+                        broken.give_back(sink.base + to, spec.format, sink);
+                    }
                     i = to;
                 }
             }

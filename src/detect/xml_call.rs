@@ -291,12 +291,12 @@ impl CallParser for XmlCallParser {
                         Skip::NeedMore(n) if !eof => return Parsed::need_more(i + n),
                         Skip::NeedMore(_) => bytes.len(),
                     };
-                    let BlockState::Skip(broken) =
+                    // The state is the skip matched above.
+                    if let BlockState::Skip(broken) =
                         std::mem::replace(&mut self.state, BlockState::Between)
-                    else {
-                        unreachable!("state was matched as a skip above")
-                    };
-                    broken.give_back(sink.base + to, self.spec.format, sink);
+                    {
+                        broken.give_back(sink.base + to, self.spec.format, sink);
+                    }
                     i = to;
                 }
             }
