@@ -466,7 +466,10 @@ impl EntryHandler {
                     return Directive::Raw;
                 }
             }
-            JsonEvent::Str(s) if self.depth == 1 && self.key == CallKey::Name => {
+            // A started call keeps the name it started with (as in the JSON lists).
+            JsonEvent::Str(s)
+                if self.depth == 1 && self.key == CallKey::Name && self.call.is_none() =>
+            {
                 self.name = Some(s.to_owned());
                 self.try_start(sink);
             }

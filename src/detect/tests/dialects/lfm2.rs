@@ -40,6 +40,18 @@ fn json_envelopes_in_the_list_in_any_key_order() {
 }
 
 #[test]
+fn an_envelope_naming_a_second_tool_keeps_the_name_it_started_with() {
+    // Found by the detect_lfm2 fuzz target: the call started as `read_file`
+    // and ended as `ls` (the last "name" key), so CallStart and CallEnd disagreed.
+    let input = "<|tool_call_start|>[{\"name\": \"read_file\", \"name\": \"ls\", \"arguments\": {\"path\": \"a\"}}]<|tool_call_end|>";
+    check_calls(
+        input,
+        expect("", &[("read_file", json!({"path": "a"}), Lfm2)], &[]),
+    );
+    check_deltas(input, &[r#"{"path": "a"}"#]);
+}
+
+#[test]
 fn unknown_tool_and_unfinished_call_are_text() {
     let input = "<|tool_call_start|>[launch(x=1)]<|tool_call_end|>";
     check_calls(input, expect(input, &[], &[UnknownTool]));
