@@ -7,6 +7,7 @@ mod error;
 mod fast_call;
 mod handler;
 mod http;
+mod http_conn;
 mod http_direct;
 mod line;
 mod peer;
@@ -15,5 +16,8 @@ mod stdio;
 
 pub use error::ServeError;
 pub use handler::{McpServer, ServerOptions};
-pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
+pub use http::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    HttpOptions, HttpServer, MCP_PATH, serve_http,
+};
 pub use stdio::{serve_io, serve_stdio};
