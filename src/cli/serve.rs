@@ -7,7 +7,8 @@ use std::time::Duration;
 use clap::Args;
 use toolrouter::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
-    HttpOptions, Hub, ServerOptions, serve_http, serve_stdio,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, Hub, ServerOptions, serve_http,
+    serve_stdio,
 };
 
 use super::setup::{ToolSetupArgs, with_tools};
@@ -51,6 +52,14 @@ pub(crate) struct ServeArgs {
     /// `Retry-After: 1` (0: no cap).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
+    /// HTTP with sessions: open sessions at most; an `initialize` over it
+    /// gets `503` and a JSON-RPC error (0: no cap).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
+    /// HTTP with sessions: seconds a session may go without a request before
+    /// it is closed and its memory released (0: never).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_SESSION_IDLE_EXPIRY.as_secs())]
+    session_idle_expiry: u64,
     /// Where the tools come from (built-ins, `--tools`, `--config` upstreams).
     #[command(flatten)]
     setup: ToolSetupArgs,
@@ -83,7 +92,9 @@ async fn serve(args: &ServeArgs, hub: Hub) -> Result<(), String> {
         .with_header_timeout(seconds(args.header_timeout))
         .with_body_timeout(seconds(args.body_timeout))
         .with_idle_timeout(seconds(args.idle_timeout))
-        .with_max_connections((args.max_connections > 0).then_some(args.max_connections));
+        .with_max_connections((args.max_connections > 0).then_some(args.max_connections))
+        .with_max_sessions((args.max_sessions > 0).then_some(args.max_sessions))
+        .with_session_idle_expiry(seconds(args.session_idle_expiry));
     if let Some(token) = &args.token {
         http = http.with_bearer_token(token.clone());
     }

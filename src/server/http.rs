@@ -22,8 +22,9 @@ use tokio_util::sync::CancellationToken;
 use super::bad_input;
 use super::error::ServeError;
 use super::handler::{McpServer, ServerOptions, Shared};
-use super::http_conn::{ConnLimits, Timeouts, serve_connections};
+use super::http_conn::{ConnLimits, RateLimitedLog, Timeouts, serve_connections};
 use super::http_direct::{DirectCalls, DirectHttp};
+use super::http_sessions::{SessionCap, refuse_sessions_over_cap};
 use crate::hub::Hub;
 
 /// The MCP endpoint path.
@@ -67,6 +68,14 @@ pub struct HttpOptions {
     /// `Retry-After: 1` and closed. `None` means no cap. Default 512, well
     /// under the common limit of 1,024 file descriptors.
     pub max_connections: Option<usize>,
+    /// Open sessions at most; an `initialize` past it gets HTTP 503 with
+    /// `Retry-After: 1` and a JSON-RPC error (-32000). `None` means no cap.
+    /// Default 1,000.
+    pub max_sessions: Option<usize>,
+    /// A session with no request for this long is closed and its memory
+    /// released (rmcp's session keep-alive). `None` keeps idle sessions.
+    /// Default 300 s.
+    pub session_idle_expiry: Option<Duration>,
 }
 
 /// Default of [`HttpOptions::header_timeout`].
@@ -77,6 +86,10 @@ pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default of [`HttpOptions::max_connections`].
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Default of [`HttpOptions::max_sessions`].
+pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+/// Default of [`HttpOptions::session_idle_expiry`].
+pub const DEFAULT_SESSION_IDLE_EXPIRY: Duration = Duration::from_secs(300);
 
 impl HttpOptions {
     /// Options for `bind`, with sessions on and no token.
@@ -93,7 +106,21 @@ impl HttpOptions {
             body_timeout: Some(DEFAULT_BODY_TIMEOUT),
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
             max_connections: Some(DEFAULT_MAX_CONNECTIONS),
+            max_sessions: Some(DEFAULT_MAX_SESSIONS),
+            session_idle_expiry: Some(DEFAULT_SESSION_IDLE_EXPIRY),
         }
+    }
+
+    /// Sets the session cap (`None`: no cap).
+    pub fn with_max_sessions(mut self, max: impl Into<Option<usize>>) -> Self {
+        self.max_sessions = max.into();
+        self
+    }
+
+    /// Sets the session idle expiry (`None`: sessions never expire).
+    pub fn with_session_idle_expiry(mut self, expiry: impl Into<Option<Duration>>) -> Self {
+        self.session_idle_expiry = expiry.into();
+        self
     }
 
     /// Sets the header-read timeout (`None`: none).
@@ -237,9 +264,12 @@ pub async fn serve_http(
     // with the same server and the same configuration as rmcp's service.
     let direct = (!options.sessions)
         .then(|| DirectCalls::new(McpServer::with_shared(hub.clone(), shared.clone()), &config));
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = options.session_idle_expiry;
+    let sessions = Arc::new(sessions);
     let service = StreamableHttpService::new(
         move || Ok(McpServer::with_shared(hub.clone(), shared.clone())),
-        Arc::new(LocalSessionManager::default()),
+        Arc::clone(&sessions),
         config,
     );
     // Without sessions rmcp answers `DELETE` with 405, so the session-DELETE
@@ -248,9 +278,26 @@ pub async fn serve_http(
         Some(direct) => {
             axum::Router::new().route_service(MCP_PATH, DirectHttp::new(service, direct))
         }
-        None => axum::Router::new()
-            .route_service(MCP_PATH, service)
-            .layer(axum::middleware::from_fn(delete_answers_no_content)),
+        None => {
+            let mut router = axum::Router::new()
+                .route_service(MCP_PATH, service)
+                .layer(axum::middleware::from_fn(delete_answers_no_content));
+            if let Some(max) = options.max_sessions {
+                let cap = SessionCap {
+                    sessions,
+                    max,
+                    max_body_bytes: config_max_body,
+                    refusals: Arc::new(std::sync::Mutex::new(RateLimitedLog::new())),
+                };
+                router = router.layer(axum::middleware::from_fn(
+                    move |req: Request, next: Next| {
+                        let cap = cap.clone();
+                        async move { refuse_sessions_over_cap(cap, req, next).await }
+                    },
+                ));
+            }
+            router
+        }
     };
     let max_body_bytes = config_max_body;
     router = router.layer(axum::middleware::from_fn(

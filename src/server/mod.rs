@@ -9,6 +9,7 @@ mod handler;
 mod http;
 mod http_conn;
 mod http_direct;
+mod http_sessions;
 mod line;
 mod peer;
 mod state;
@@ -18,6 +19,7 @@ pub use error::ServeError;
 pub use handler::{McpServer, ServerOptions};
 pub use http::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
-    HttpOptions, HttpServer, MCP_PATH, serve_http,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, MCP_PATH,
+    serve_http,
 };
 pub use stdio::{serve_io, serve_stdio};

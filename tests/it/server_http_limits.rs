@@ -189,3 +189,105 @@ async fn issue_25_connections_over_the_cap_get_503_and_retry_after() {
     assert!(served.is_ok(), "no connection served after one closed");
     server.shutdown().await.unwrap();
 }
+
+/// POSTs `initialize`; the status, the `Retry-After` header, the session id
+/// and the body.
+async fn initialize(server: &HttpServer) -> (u16, Option<String>, Option<String>, String) {
+    let response = reqwest::Client::new()
+        .post(server.url())
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(
+            json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": { "name": "t", "version": "1" }
+                }
+            })
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let (retry_after, session) = (header("retry-after"), header("mcp-session-id"));
+    let status = response.status().as_u16();
+    (status, retry_after, session, response.text().await.unwrap())
+}
+
+/// The status of a `tools/list` in `session`.
+async fn list_in(server: &HttpServer, session: &str) -> u16 {
+    reqwest::Client::new()
+        .post(server.url())
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("Mcp-Session-Id", session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn issue_25_sessions_over_the_cap_are_refused_with_a_json_rpc_error() {
+    let server = start(relaxed().with_max_sessions(2)).await;
+    let (status, _, first, _) = initialize(&server).await;
+    assert_eq!(status, 200);
+    let (status, _, _, _) = initialize(&server).await;
+    assert_eq!(status, 200);
+
+    let (status, retry_after, session, body) = initialize(&server).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(retry_after.as_deref(), Some("1"));
+    assert_eq!(session, None);
+    let reply: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["id"], 1, "{reply}");
+    assert_eq!(reply["error"]["code"], -32000, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("too many sessions"),
+        "{reply}"
+    );
+
+    // Ending a session makes room for a new one.
+    let ended = reqwest::Client::new()
+        .delete(server.url())
+        .header("Mcp-Session-Id", first.unwrap())
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert!(ended.status().is_success());
+    let (status, _, session, body) = initialize(&server).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(session.is_some());
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn issue_25_an_idle_session_expires() {
+    let server = start(relaxed().with_session_idle_expiry(SHORT)).await;
+    let (status, _, session, _) = initialize(&server).await;
+    assert_eq!(status, 200);
+    let session = session.unwrap();
+    let expired = tokio::time::timeout(PATIENCE, async {
+        while list_in(&server, &session).await != 404 {
+            tokio::time::sleep(SHORT * 2).await;
+        }
+    })
+    .await;
+    assert!(expired.is_ok(), "the idle session never expired");
+    server.shutdown().await.unwrap();
+}

@@ -7,3 +7,4 @@ mod rate_limit;
 
 pub(crate) use accept::{ConnLimits, serve_connections};
 pub(crate) use clock::Timeouts;
+pub(crate) use rate_limit::RateLimitedLog;
