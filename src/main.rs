@@ -31,13 +31,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("TOOLROUTER_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    cli::log::init();
     let cli = Cli::parse();
     let outcome = match cli.command {
         // `route` has its own exit codes (docs: README, Commands).

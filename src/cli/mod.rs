@@ -3,6 +3,7 @@
 
 pub(crate) mod chat;
 pub(crate) mod detect_args;
+pub(crate) mod log;
 pub(crate) mod parse;
 pub(crate) mod route;
 pub(crate) mod serve;

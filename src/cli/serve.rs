@@ -2,9 +2,14 @@
 //! serving the built-in tools and, with `--config`, every upstream server's tools.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use clap::Args;
-use toolrouter::{HttpOptions, Hub, ServerOptions, serve_http, serve_stdio};
+use toolrouter::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, Hub, ServerOptions, serve_http,
+    serve_stdio,
+};
 
 use super::setup::{ToolSetupArgs, with_tools};
 
@@ -32,6 +37,29 @@ pub(crate) struct ServeArgs {
     /// of a one-event SSE stream.
     #[arg(long, requires = "stateless")]
     json: bool,
+    /// HTTP: seconds a client has to send a request's head (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs())]
+    header_timeout: u64,
+    /// HTTP: seconds a client has to send a request's body, from the end of
+    /// its head (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_BODY_TIMEOUT.as_secs())]
+    body_timeout: u64,
+    /// HTTP: seconds a keep-alive connection may sit with no request in
+    /// flight (a streaming response is in flight) before it is closed (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_IDLE_TIMEOUT.as_secs())]
+    idle_timeout: u64,
+    /// HTTP: open connections at most; one over it gets `503` with
+    /// `Retry-After: 1` (0: no cap).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// HTTP with sessions: open sessions at most; an `initialize` over it
+    /// gets `503` and a JSON-RPC error (0: no cap).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
+    /// HTTP with sessions: seconds a session may go without a request before
+    /// it is closed and its memory released (0: never).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_SESSION_IDLE_EXPIRY.as_secs())]
+    session_idle_expiry: u64,
     /// Where the tools come from (built-ins, `--tools`, `--config` upstreams).
     #[command(flatten)]
     setup: ToolSetupArgs,
@@ -60,7 +88,13 @@ async fn serve(args: &ServeArgs, hub: Hub) -> Result<(), String> {
     let mut http = HttpOptions::new(addr)
         .allow_remote(args.allow_remote)
         .with_sessions(!args.stateless)
-        .with_json_response(args.json);
+        .with_json_response(args.json)
+        .with_header_timeout(seconds(args.header_timeout))
+        .with_body_timeout(seconds(args.body_timeout))
+        .with_idle_timeout(seconds(args.idle_timeout))
+        .with_max_connections((args.max_connections > 0).then_some(args.max_connections))
+        .with_max_sessions((args.max_sessions > 0).then_some(args.max_sessions))
+        .with_session_idle_expiry(seconds(args.session_idle_expiry));
     if let Some(token) = &args.token {
         http = http.with_bearer_token(token.clone());
     }
@@ -74,6 +108,11 @@ async fn serve(args: &ServeArgs, hub: Hub) -> Result<(), String> {
         _ = stop.cancelled() => {}
     }
     server.wait().await.map_err(|e| e.to_string())
+}
+
+/// A timeout flag's value: whole seconds, 0 for none.
+fn seconds(secs: u64) -> Option<Duration> {
+    (secs > 0).then(|| Duration::from_secs(secs))
 }
 
 /// Resolves on Ctrl-C or (on Unix) `SIGTERM`, so a supervisor's stop request

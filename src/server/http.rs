@@ -1,6 +1,8 @@
 //! Streamable HTTP transport: rmcp's `StreamableHttpService` on axum, endpoint
 //! `/mcp`, loopback by default, DNS-rebinding protection (`Host` and `Origin`
 //! checks), an optional bearer token, and `TCP_NODELAY` on every accepted socket.
+//! Connections are accepted by [`http_conn`](super::http_conn), under a
+//! connection cap and header, body and idle timeouts.
 //! In stateless mode a plain `tools/call` takes the direct path of
 //! [`http_direct`](super::http_direct) in front of rmcp's service. A body rmcp
 //! cannot read gets a JSON-RPC error (HTTP 400), not rmcp's plain-text 415.
@@ -12,7 +14,6 @@ use std::time::Duration;
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::task::JoinHandle;
@@ -21,7 +22,9 @@ use tokio_util::sync::CancellationToken;
 use super::bad_input;
 use super::error::ServeError;
 use super::handler::{McpServer, ServerOptions, Shared};
+use super::http_conn::{ConnLimits, RateLimitedLog, Timeouts, serve_connections};
 use super::http_direct::{DirectCalls, DirectHttp};
+use super::http_sessions::{SessionCap, refuse_sessions_over_cap};
 use crate::hub::Hub;
 
 /// The MCP endpoint path.
@@ -49,7 +52,44 @@ pub struct HttpOptions {
     /// Keeps a session per client (`Mcp-Session-Id`); off means every request
     /// stands alone.
     pub sessions: bool,
+    /// Time a client has to send a request's head, from its first byte (or,
+    /// on a new connection, from the accept); the connection is closed when
+    /// it runs out. `None` waits forever. Default 10 s.
+    pub header_timeout: Option<Duration>,
+    /// Time a client has to send a request's body, from the end of its head;
+    /// the connection is closed when it runs out. `None` waits forever.
+    /// Default 30 s.
+    pub body_timeout: Option<Duration>,
+    /// Time a keep-alive connection may sit with no request in flight before
+    /// it is closed. A response still streaming (SSE) is in flight. `None`
+    /// keeps idle connections open. Default 60 s.
+    pub idle_timeout: Option<Duration>,
+    /// Open connections at most; one over it is answered `503` with
+    /// `Retry-After: 1` and closed. `None` means no cap. Default 512, well
+    /// under the common limit of 1,024 file descriptors.
+    pub max_connections: Option<usize>,
+    /// Open sessions at most; an `initialize` past it gets HTTP 503 with
+    /// `Retry-After: 1` and a JSON-RPC error (-32000). `None` means no cap.
+    /// Default 1,000.
+    pub max_sessions: Option<usize>,
+    /// A session with no request for this long is closed and its memory
+    /// released (rmcp's session keep-alive). `None` keeps idle sessions.
+    /// Default 300 s.
+    pub session_idle_expiry: Option<Duration>,
 }
+
+/// Default of [`HttpOptions::header_timeout`].
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default of [`HttpOptions::body_timeout`].
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default of [`HttpOptions::idle_timeout`].
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default of [`HttpOptions::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Default of [`HttpOptions::max_sessions`].
+pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
+/// Default of [`HttpOptions::session_idle_expiry`].
+pub const DEFAULT_SESSION_IDLE_EXPIRY: Duration = Duration::from_secs(300);
 
 impl HttpOptions {
     /// Options for `bind`, with sessions on and no token.
@@ -62,7 +102,49 @@ impl HttpOptions {
             extra_origins: Vec::new(),
             json_response: false,
             sessions: true,
+            header_timeout: Some(DEFAULT_HEADER_TIMEOUT),
+            body_timeout: Some(DEFAULT_BODY_TIMEOUT),
+            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
+            max_connections: Some(DEFAULT_MAX_CONNECTIONS),
+            max_sessions: Some(DEFAULT_MAX_SESSIONS),
+            session_idle_expiry: Some(DEFAULT_SESSION_IDLE_EXPIRY),
         }
+    }
+
+    /// Sets the session cap (`None`: no cap).
+    pub fn with_max_sessions(mut self, max: impl Into<Option<usize>>) -> Self {
+        self.max_sessions = max.into();
+        self
+    }
+
+    /// Sets the session idle expiry (`None`: sessions never expire).
+    pub fn with_session_idle_expiry(mut self, expiry: impl Into<Option<Duration>>) -> Self {
+        self.session_idle_expiry = expiry.into();
+        self
+    }
+
+    /// Sets the header-read timeout (`None`: none).
+    pub fn with_header_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.header_timeout = timeout.into();
+        self
+    }
+
+    /// Sets the body-read timeout (`None`: none).
+    pub fn with_body_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.body_timeout = timeout.into();
+        self
+    }
+
+    /// Sets the idle keep-alive timeout (`None`: none).
+    pub fn with_idle_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.idle_timeout = timeout.into();
+        self
+    }
+
+    /// Sets the connection cap (`None`: no cap).
+    pub fn with_max_connections(mut self, max: impl Into<Option<usize>>) -> Self {
+        self.max_connections = max.into();
+        self
     }
 
     /// Requires this bearer token on every request.
@@ -182,9 +264,12 @@ pub async fn serve_http(
     // with the same server and the same configuration as rmcp's service.
     let direct = (!options.sessions)
         .then(|| DirectCalls::new(McpServer::with_shared(hub.clone(), shared.clone()), &config));
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = options.session_idle_expiry;
+    let sessions = Arc::new(sessions);
     let service = StreamableHttpService::new(
         move || Ok(McpServer::with_shared(hub.clone(), shared.clone())),
-        Arc::new(LocalSessionManager::default()),
+        Arc::clone(&sessions),
         config,
     );
     // Without sessions rmcp answers `DELETE` with 405, so the session-DELETE
@@ -193,9 +278,26 @@ pub async fn serve_http(
         Some(direct) => {
             axum::Router::new().route_service(MCP_PATH, DirectHttp::new(service, direct))
         }
-        None => axum::Router::new()
-            .route_service(MCP_PATH, service)
-            .layer(axum::middleware::from_fn(delete_answers_no_content)),
+        None => {
+            let mut router = axum::Router::new()
+                .route_service(MCP_PATH, service)
+                .layer(axum::middleware::from_fn(delete_answers_no_content));
+            if let Some(max) = options.max_sessions {
+                let cap = SessionCap {
+                    sessions,
+                    max,
+                    max_body_bytes: config_max_body,
+                    refusals: Arc::new(std::sync::Mutex::new(RateLimitedLog::new())),
+                };
+                router = router.layer(axum::middleware::from_fn(
+                    move |req: Request, next: Next| {
+                        let cap = cap.clone();
+                        async move { refuse_sessions_over_cap(cap, req, next).await }
+                    },
+                ));
+            }
+            router
+        }
     };
     let max_body_bytes = config_max_body;
     router = router.layer(axum::middleware::from_fn(
@@ -212,19 +314,18 @@ pub async fn serve_http(
             },
         ));
     }
-    let listener = listener.tap_io(|tcp| {
-        // Without this an SSE reply written in pieces waits ~40 ms for the
-        // client's delayed ACK (Nagle).
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
-        }
-    });
+    let limits = ConnLimits {
+        timeouts: Timeouts {
+            header: options.header_timeout,
+            body: options.body_timeout,
+            idle: options.idle_timeout,
+        },
+        max_connections: options.max_connections,
+    };
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move { stop.cancelled().await })
-            .await
-            .map_err(ServeError::Io)
+        serve_connections(listener, router, limits, stop).await;
+        Ok(())
     });
     Ok(HttpServer {
         local_addr,

@@ -7,7 +7,9 @@ mod error;
 mod fast_call;
 mod handler;
 mod http;
+mod http_conn;
 mod http_direct;
+mod http_sessions;
 mod line;
 mod peer;
 mod state;
@@ -15,5 +17,9 @@ mod stdio;
 
 pub use error::ServeError;
 pub use handler::{McpServer, ServerOptions};
-pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
+pub use http::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, MCP_PATH,
+    serve_http,
+};
 pub use stdio::{serve_io, serve_stdio};

@@ -17,6 +17,7 @@ mod route;
 mod server_cli;
 mod server_http;
 mod server_http_direct;
+mod server_http_limits;
 mod server_python;
 mod server_stdio;
 mod support;

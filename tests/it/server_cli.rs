@@ -400,3 +400,78 @@ fn issue_25_every_stdio_line_is_answered() {
     // No reply quotes the 17 MiB line.
     assert!(replies.iter().all(|r| r.to_string().len() < 2048));
 }
+
+/// Sends one POST on a fresh connection and returns the whole reply.
+fn post(addr: &str, session: Option<&str>, body: &str) -> String {
+    let session = session.map_or(String::new(), |id| {
+        format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
+    });
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\n{session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    reply
+}
+
+/// Issue 25, item 3: in sessions mode a client's bad requests are not logged
+/// at the default level (rmcp warns about every JSON-RPC error it answers).
+#[test]
+fn issue_25_client_errors_in_a_session_are_not_logged_by_default() {
+    let mut child = Command::new(toolrouter_bin())
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .env_remove("TOOLROUTER_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("toolrouter: serving MCP at http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("first stderr line should state the URL: {first:?}"))
+        .to_owned();
+    let reply = post(
+        &addr,
+        None,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    let session = reply
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id: {reply}"));
+    post(
+        &addr,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    for n in 0..20 {
+        let reply = post(
+            &addr,
+            Some(&session),
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"nope","arguments":{{}}}}}}"#,
+                n + 2
+            ),
+        );
+        assert!(reply.contains("unknown tool"), "{reply}");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut log = String::new();
+    stderr.read_to_string(&mut log).unwrap();
+    assert!(!log.contains("response error"), "{log}");
+    assert!(!log.contains("WARN"), "{log}");
+}
