@@ -29,8 +29,22 @@ for path in glob.glob("../tests/data/dialects/*.json"):
         with open(f"corpus/seed-dialects/{stem}-{i}", "wb") as f:
             f.write(seed + case["input"].encode("utf-8"))
 PY
+# Every target runs; each one's whole output is kept in artifacts/TARGET.log,
+# and a failing target shows its panic message. The exit status is 1 if any failed.
+failed=()
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" artifacts
-  "$CARGO_TARGET_DIR/$triple/release/$t" "corpus/$t" corpus/seed corpus/seed-dialects \
-    -max_total_time="$secs" -artifact_prefix=artifacts/ -print_final_stats=1 2>&1 | tail -n 12
+  echo "== $t"
+  if "$CARGO_TARGET_DIR/$triple/release/$t" "corpus/$t" corpus/seed corpus/seed-dialects \
+    -max_total_time="$secs" -artifact_prefix="artifacts/$t-" -print_final_stats=1 \
+    > "artifacts/$t.log" 2>&1; then
+    grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "artifacts/$t.log" || true
+  else
+    failed+=("$t")
+    grep -E -A3 'panicked at|^SUMMARY|^artifact_prefix|Test unit written' "artifacts/$t.log" || tail -n 20 "artifacts/$t.log"
+  fi
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed: ${failed[*]}"
+  exit 1
+fi
