@@ -39,6 +39,16 @@ const KNOWN_METHODS: &[&str] = &[
     "subscriptions/listen",
 ];
 
+/// Methods protocol 2026-07-28 removed: a request of that revision naming one
+/// is an unknown method (-32601, HTTP 404), whatever its params.
+const REMOVED_IN_2026_07_28: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
 /// Whether `body` is one JSON text (UTF-8, no stray bytes); what it holds is
 /// not looked at.
 pub(crate) fn is_json(body: &[u8]) -> bool {
@@ -94,8 +104,14 @@ pub(crate) fn invalid_message(body: &[u8]) -> Value {
 
 /// The error for a request rmcp read as a custom request: -32602 when the
 /// method is one this server knows (its params did not fit), else -32601.
-pub(crate) fn custom_request_error(method: &str, params: Option<&Value>) -> McpError {
-    if !KNOWN_METHODS.contains(&method) {
+/// `stateless`: the request speaks protocol 2026-07-28 or later, where the
+/// methods it removed are unknown.
+pub(crate) fn custom_request_error(
+    method: &str,
+    params: Option<&Value>,
+    stateless: bool,
+) -> McpError {
+    if !KNOWN_METHODS.contains(&method) || (stateless && REMOVED_IN_2026_07_28.contains(&method)) {
         return McpError::new(
             ErrorCode::METHOD_NOT_FOUND,
             format!("method not found: `{}`", echo(method)),

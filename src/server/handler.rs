@@ -368,15 +368,20 @@ impl ServerHandler for McpServer {
 
     /// rmcp hands over a request it could not read as one of its own: a known
     /// method whose params do not fit (`tools/call` with array arguments) is
-    /// -32602, anything else -32601, its name quoted bounded.
+    /// -32602, anything else -32601, its name quoted bounded. A method that
+    /// protocol 2026-07-28 removed is unknown to a request of that revision.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
         Err(super::bad_input::custom_request_error(
             &request.method,
             request.params.as_ref(),
+            stateless,
         ))
     }
 

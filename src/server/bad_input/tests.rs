@@ -38,9 +38,31 @@ fn json_or_not() {
 
 #[test]
 fn custom_requests() {
-    let e = custom_request_error("tools/call", Some(&json!({"name": "x", "arguments": [1]})));
+    let bad_arguments = json!({"name": "x", "arguments": [1]});
+    let e = custom_request_error("tools/call", Some(&bad_arguments), false);
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
-    let e = custom_request_error(&"m".repeat(1 << 20), None);
+    let e = custom_request_error("tools/call", Some(&bad_arguments), true);
+    assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+    let e = custom_request_error(&"m".repeat(1 << 20), None, false);
     assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND);
     assert!(e.message.len() < 512, "{}", e.message.len());
+}
+
+#[test]
+fn methods_protocol_2026_07_28_removed_are_unknown_to_its_requests() {
+    // The 2026-07-28 conformance set wants -32601 (HTTP 404) for these, with
+    // well-formed params of that revision; an older session still knows them.
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ] {
+        let params = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
+        let e = custom_request_error(method, Some(&params), true);
+        assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND, "{method}");
+        let e = custom_request_error(method, Some(&json!([1])), false);
+        assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{method}");
+    }
 }
