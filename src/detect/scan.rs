@@ -250,6 +250,19 @@ fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGH
 }
 
+/// The whitespace that may stand between two tags at the start of `bytes`:
+/// its length, or `None` when it runs past [`MAX_TAG_GAP`](super::config::MAX_TAG_GAP) bytes.
+#[inline]
+pub(crate) fn tag_gap(bytes: &[u8]) -> Option<usize> {
+    let max = super::config::MAX_TAG_GAP;
+    let ws = bytes
+        .iter()
+        .take(max + 1)
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    (ws <= max).then_some(ws)
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

@@ -24,12 +24,11 @@ use serde_json::Value;
 
 use crate::core::{DiagnosticKind, JsonObject, ParamType};
 
-use super::config::MAX_TAG_GAP;
 use super::format::{CallParser, Parsed};
 use super::json_call::ArgsCapture;
 use super::json_tokenizer::{BracketScan, ValueKind};
 use super::resync::{Broken, Resync, Skip};
-use super::scan::{escape_json_into, leading_ws, starts};
+use super::scan::{escape_json_into, leading_ws, starts, tag_gap};
 use super::sink::{CallSink, finished_call};
 use super::xml_syntax::{
     EntrySyntax, Open, ParamSyntax, XmlSpec, entry_open, is_null_word, may_be_null_word,
@@ -683,14 +682,9 @@ impl Entry {
             Some(true) => {}
         }
         let after = &rest[close.len()..];
-        let ws = after
-            .iter()
-            .take(MAX_TAG_GAP + 1)
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
-        if ws > MAX_TAG_GAP {
+        let Some(ws) = tag_gap(after) else {
             return Some(None);
-        }
+        };
         if ws == after.len() {
             return if eof { Some(Some(close.len())) } else { None };
         }

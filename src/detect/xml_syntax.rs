@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::core::{ParamType, WireFormat};
 
 use super::config::MAX_TAG_GAP;
-use super::scan::starts;
+use super::scan::{starts, tag_gap};
 
 /// How an entry (one call) opens.
 #[derive(Debug, Clone)]
@@ -270,14 +270,9 @@ pub(super) fn arg_key_open(input: &str) -> Open {
         other => return other,
     };
     let rest = &input.as_bytes()[len..];
-    let ws = rest
-        .iter()
-        .take(MAX_TAG_GAP + 1)
-        .take_while(|b| b.is_ascii_whitespace())
-        .count();
-    if ws > MAX_TAG_GAP {
+    let Some(ws) = tag_gap(rest) else {
         return Open::NoMatch;
-    }
+    };
     match starts(&rest[ws..], VALUE.as_bytes()) {
         Some(true) => Open::Match(key.trim().to_owned(), len + ws + VALUE.len()),
         None => Open::NeedMore,

@@ -18,9 +18,8 @@
 
 use crate::core::WireFormat;
 
-use super::super::config::MAX_TAG_GAP;
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::scan::starts;
+use super::super::scan::{starts, tag_gap};
 use super::super::xml_call::XmlCallParser;
 use super::super::xml_syntax::{EntrySyntax, ParamSyntax, XmlSpec};
 use super::framing::ENDOFTEXT;
@@ -85,14 +84,9 @@ fn probe(this: WireFormat, other: WireFormat, input: &str, cx: &ProbeContext<'_>
         Some(false) => return Probe::NoMatch,
         None => return cx.need_more(),
     }
-    let lead = bytes[OPEN.len()..]
-        .iter()
-        .take(MAX_TAG_GAP + 1)
-        .take_while(|b| b.is_ascii_whitespace())
-        .count();
-    if lead > MAX_TAG_GAP {
+    let Some(lead) = tag_gap(&bytes[OPEN.len()..]) else {
         return Probe::NoMatch;
-    }
+    };
     let name_at = OPEN.len() + lead;
     let n = bytes[name_at..]
         .iter()
@@ -109,14 +103,9 @@ fn probe(this: WireFormat, other: WireFormat, input: &str, cx: &ProbeContext<'_>
     if n == 0 {
         return Probe::NoMatch;
     }
-    let gap = bytes[after..]
-        .iter()
-        .take(MAX_TAG_GAP + 1)
-        .take_while(|b| b.is_ascii_whitespace())
-        .count();
-    if gap > MAX_TAG_GAP {
+    let Some(gap) = tag_gap(&bytes[after..]) else {
         return Probe::NoMatch;
-    }
+    };
     let next = &bytes[after + gap..];
     let confirmed = match (
         starts(next, ARG_KEY.as_bytes()),

@@ -15,9 +15,8 @@
 
 use crate::core::WireFormat;
 
-use super::super::config::MAX_TAG_GAP;
 use super::super::format::{Probe, ProbeContext, TextFormat};
-use super::super::scan::starts;
+use super::super::scan::{starts, tag_gap};
 use super::super::xml_call::XmlCallParser;
 use super::super::xml_syntax::{EntrySyntax, Open, ParamSyntax, XmlSpec, match_open, name_byte};
 use super::anthropic_invoke::tag_then;
@@ -60,7 +59,7 @@ impl TextFormat for Qwen3Coder {
 }
 
 /// A bare `<function=NAME>` of a registered tool, then at most
-/// [`MAX_TAG_GAP`] bytes of whitespace and `<parameter=` or `</function>`:
+/// [`MAX_TAG_GAP`](super::super::config::MAX_TAG_GAP) bytes of whitespace and `<parameter=` or `</function>`:
 /// one call, ended by `</function>`.
 fn bare_function(input: &str, cx: &ProbeContext<'_>) -> Probe {
     let longest = cx.catalog.longest_name();
@@ -73,14 +72,9 @@ fn bare_function(input: &str, cx: &ProbeContext<'_>) -> Probe {
         return Probe::NoMatch;
     }
     let rest = &input.as_bytes()[len..];
-    let ws = rest
-        .iter()
-        .take(MAX_TAG_GAP + 1)
-        .take_while(|b| b.is_ascii_whitespace())
-        .count();
-    if ws > MAX_TAG_GAP {
+    let Some(ws) = tag_gap(rest) else {
         return Probe::NoMatch;
-    }
+    };
     let next = &rest[ws..];
     match (
         starts(next, PARAMETER.as_bytes()),
