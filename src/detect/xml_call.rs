@@ -156,6 +156,20 @@ impl XmlCallParser {
 impl CallParser for XmlCallParser {
     fn parse(&mut self, input: &str, eof: bool, sink: &mut CallSink<'_>) -> Parsed {
         let bytes = input.as_bytes();
+        // The common step of a streamed value: a delta inside it with no `<`
+        // (which could end it) and no trailing newline (which could precede
+        // its closing tag) is all value. The same as the state machine's path
+        // below, without its dispatch; a delta with a `<` takes that path,
+        // which looks for the `<` again (at most twice over its prefix).
+        if let BlockState::Entry(entry) = &mut self.state
+            && entry.state == (EntryState::Value { fresh: false })
+            && !eof
+            && bytes.last().is_some_and(|&b| b != b'\n')
+            && super::scan::find1(b'<', bytes).is_none()
+        {
+            entry.push_value(sink, input, 0, bytes.len());
+            return Parsed::need_more(bytes.len());
+        }
         let mut i = 0;
         loop {
             match &mut self.state {
