@@ -65,6 +65,11 @@ impl Fixture {
                 ),
             ),
             Tool::new(
+                "freeze",
+                "Stops the whole server answering anything, for good (a frozen upstream).",
+                schema(json!({"type": "object"})),
+            ),
+            Tool::new(
                 "pid",
                 "Returns the process id.",
                 schema(json!({"type": "object"})),
@@ -150,6 +155,13 @@ impl ServerHandler for Fixture {
         match request.name.as_ref() {
             "echo" => Ok(text(arg_str(&request, "text")?)),
             "pid" => Ok(text(std::process::id().to_string())),
+            "freeze" => {
+                // The runtime has one thread: blocking it stops every answer,
+                // pings included, while the process and its pipes stay open.
+                loop {
+                    std::thread::sleep(Duration::from_secs(3600));
+                }
+            }
             "cancellations" => Ok(text(CANCELLATIONS.load(Ordering::SeqCst).to_string())),
             "slow" => {
                 let seconds = request
@@ -276,6 +288,12 @@ async fn main() -> anyhow_free::Result {
             ]})
         })
         .map_err(|e| e.to_string())?,
+        // Reads every request and answers none, `initialize` included.
+        "mute" => {
+            for line in std::io::stdin().lock().lines() {
+                line.map_err(|e| e.to_string())?;
+            }
+        }
         // Page after page, one new tool each, never a last page.
         "endless-pages" => serve_raw(|params| {
             let n: u64 = params["cursor"]

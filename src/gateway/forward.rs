@@ -59,6 +59,7 @@ impl ToolHandler for ForwardingHandler {
             .map_err(|e| self.failed(e))?;
         let mut progress = live.progress.subscribe(handle.progress_token.clone()).await;
         let mut guard = CancelOnDrop {
+            upstream: self.upstream.clone(),
             peer: live.peer.clone(),
             id: Some(handle.id.clone()),
         };
@@ -128,8 +129,12 @@ fn service_error(server: &str, error: ServiceError) -> ToolError {
 }
 
 /// Sends `notifications/cancelled` for a request still in flight when the call
-/// is cancelled or its future dropped (an executor timeout drops it).
+/// is cancelled or its future dropped (an executor timeout drops it). A
+/// dropped call also makes the supervisor ping the upstream: a frozen one is
+/// restarted after the first call that timed out, not left to time out every
+/// call after it.
 struct CancelOnDrop {
+    upstream: Arc<UpstreamShared>,
     peer: Peer<RoleClient>,
     id: Option<RequestId>,
 }
@@ -151,6 +156,7 @@ impl CancelOnDrop {
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         let Some(id) = self.id.take() else { return };
+        self.upstream.suspect();
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -50,15 +50,29 @@ impl Gateway {
     /// by the connect timeout). Upstreams that failed keep retrying in the
     /// background; refused ones stay refused. Look at [`Gateway::status`].
     ///
+    /// For callers that need the whole tool list before they begin (declaring
+    /// tools to a model). A server uses [`Gateway::spawn`].
+    ///
     /// Must be called within a Tokio runtime.
     pub async fn start(config: &GatewayConfig, registry: Arc<ToolRegistry>) -> Gateway {
+        let gateway = Gateway::spawn(config, registry);
+        gateway.first_attempts().await;
+        gateway
+    }
+
+    /// Starts every upstream of `config` in the background and returns at
+    /// once: each upstream's tools join `registry` when it connects (the
+    /// registry's subscribers, such as an MCP server's `tools/list_changed`,
+    /// see them arrive), so one slow or silent upstream holds nothing up.
+    ///
+    /// Must be called within a Tokio runtime.
+    pub fn spawn(config: &GatewayConfig, registry: Arc<ToolRegistry>) -> Gateway {
         let settings = Arc::new(config.settings.clone());
         let (changes, _) = watch::channel(0u64);
         let shutdown = CancellationToken::new();
         let mut upstreams = Vec::new();
         let mut refused = Vec::new();
         let mut tasks = Vec::new();
-        let mut first_attempts = Vec::new();
         let mut names = HashSet::new();
         for upstream in &config.upstreams {
             if !names.insert(upstream.name.clone()) {
@@ -71,17 +85,11 @@ impl Gateway {
                 registry.clone(),
                 changes.clone(),
             );
-            let (tx, rx) = oneshot::channel();
             tasks.push(tokio::spawn(supervise(
                 shared.clone(),
                 shutdown.child_token(),
-                tx,
             )));
-            first_attempts.push(rx);
             upstreams.push(shared);
-        }
-        for rx in first_attempts {
-            let _ = rx.await;
         }
         Gateway {
             inner: Arc::new(GatewayInner {
@@ -92,6 +100,13 @@ impl Gateway {
                 changes,
             }),
         }
+    }
+
+    /// Returns once every upstream has finished its first connection attempt
+    /// (connected, failed and retrying, refused or stopped).
+    pub async fn first_attempts(&self) {
+        self.wait_until(|all| all.iter().all(|u| u.state != UpstreamState::Connecting))
+            .await;
     }
 
     /// A snapshot of every upstream, in configuration order.

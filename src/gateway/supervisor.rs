@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use rmcp::model::{ClientRequest, PaginatedRequestParams, Tool};
 use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleClient};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::Notify;
+use tokio::time::MissedTickBehavior;
 use tokio_util::sync::CancellationToken;
 
 use super::admit::{AdmitRules, Admitted, admit_tools};
@@ -30,8 +31,6 @@ const CLOSE_GRACE: Duration = Duration::from_secs(10);
 const STABLE_AFTER: Duration = Duration::from_secs(10);
 /// The most `tools/list` pages read from one upstream.
 const MAX_PAGES: usize = 100;
-/// How long a liveness ping may take.
-const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How a connection ended.
 enum Ended {
@@ -60,14 +59,14 @@ fn admit(
     })
 }
 
-/// Runs one upstream until `shutdown` is cancelled. `first_attempt` is told
-/// when the first connection attempt has finished, whatever its outcome.
-pub(crate) async fn supervise(
-    shared: Arc<UpstreamShared>,
-    shutdown: CancellationToken,
-    first_attempt: oneshot::Sender<()>,
-) {
-    let mut first_attempt = Some(first_attempt);
+/// Runs one upstream until `shutdown` is cancelled. Its state leaves
+/// `Connecting` when the first connection attempt has finished, whatever its
+/// outcome.
+pub(crate) async fn supervise(shared: Arc<UpstreamShared>, shutdown: CancellationToken) {
+    let connect_timeout = shared
+        .config
+        .connect_timeout
+        .unwrap_or(shared.settings.connect_timeout);
     let mut attempt: u32 = 0;
     loop {
         let ct = shutdown.child_token();
@@ -76,7 +75,7 @@ pub(crate) async fn supervise(
         let progress = client.progress.clone();
         let connecting = connect_and_list(&shared, client, ct.clone());
         let outcome = tokio::select! {
-            outcome = tokio::time::timeout(shared.settings.connect_timeout, connecting) => outcome,
+            outcome = tokio::time::timeout(connect_timeout, connecting) => outcome,
             _ = shutdown.cancelled() => {
                 finish(&shared, UpstreamState::Stopped);
                 return;
@@ -87,8 +86,7 @@ pub(crate) async fn supervise(
             Err(_elapsed) => Err(UpstreamError::Connect {
                 server: shared.name().to_owned(),
                 reason: format!(
-                    "no answer within {:?} (set `connect_timeout_secs` to wait longer)",
-                    shared.settings.connect_timeout
+                    "no answer within {connect_timeout:?} (set `connect_timeout_secs` to wait longer)"
                 ),
             }),
         };
@@ -104,9 +102,6 @@ pub(crate) async fn supervise(
                     })));
                     shared.apply_tools(admitted, issues);
                     shared.set_state(UpstreamState::Ready, connected.pid);
-                    if let Some(tx) = first_attempt.take() {
-                        let _ = tx.send(());
-                    }
                     let end = run_connected(&shared, connected, ct, list_changed, &shutdown).await;
                     // A server that dies soon after starting is crash-looping:
                     // keep backing off instead of restarting at full speed.
@@ -141,8 +136,6 @@ pub(crate) async fn supervise(
                 Ended::Died
             }
         };
-        // Returning drops `first_attempt`, which also tells the gateway: only
-        // after `finish` has set the final state.
         match end {
             Ended::Shutdown => {
                 finish(&shared, UpstreamState::Stopped);
@@ -153,9 +146,6 @@ pub(crate) async fn supervise(
                 return;
             }
             Ended::Died => {}
-        }
-        if let Some(tx) = first_attempt.take() {
-            let _ = tx.send(());
         }
         let delay = shared.settings.restart.delay(attempt.saturating_sub(1));
         tokio::select! {
@@ -250,8 +240,14 @@ async fn run_connected(
     let peer = connected.service.peer().clone();
     let waiting = connected.service.waiting();
     tokio::pin!(waiting);
+    let every = shared
+        .config
+        .ping_interval
+        .unwrap_or(shared.settings.ping_interval);
+    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {
-        tokio::select! {
+        let check = tokio::select! {
             _ = shutdown.cancelled() => {
                 shared.set_live(None);
                 ct.cancel();
@@ -259,22 +255,11 @@ async fn run_connected(
                 return Ended::Shutdown;
             }
             quit = &mut waiting => return died(shared, quit),
-            _ = shared.suspect.notified() => {
-                // Over HTTP the connection outlives a dead server; a ping tells.
-                let ping = peer.send_request(ClientRequest::PingRequest(Default::default()));
-                let alive = matches!(
-                    tokio::time::timeout(PING_TIMEOUT, ping).await,
-                    Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_)))
-                );
-                if !alive {
-                    shared.set_live(None);
-                    ct.cancel();
-                    let _ = tokio::time::timeout(CLOSE_GRACE, &mut waiting).await;
-                    let reason = with_stderr("the upstream stopped answering".to_owned(), &shared.stderr_tail);
-                    shared.set_state(UpstreamState::Restarting { attempt: 0, last_error: reason }, None);
-                    return Ended::Died;
-                }
-            }
+            // A call failed at the transport or its caller stopped waiting:
+            // over HTTP the connection outlives a dead server, and a frozen
+            // one never closes it; a ping tells.
+            _ = shared.suspect.notified() => true,
+            _ = pings.tick() => true,
             _ = list_changed.notified() => {
                 // A slow refresh must not hold up shutdown or death detection.
                 let listed = tokio::select! {
@@ -309,9 +294,47 @@ async fn run_connected(
                     let _ = tokio::time::timeout(CLOSE_GRACE, &mut waiting).await;
                     return Ended::Refused(refusal);
                 }
+                false
             }
+        };
+        if !check {
+            continue;
+        }
+        let timeout = shared.settings.ping_timeout;
+        let alive = tokio::select! {
+            alive = answers_ping(&peer, timeout) => alive,
+            // Handled at the top of the loop.
+            _ = shutdown.cancelled() => continue,
+            quit = &mut waiting => return died(shared, quit),
+        };
+        if !alive {
+            shared.set_live(None);
+            ct.cancel();
+            let _ = tokio::time::timeout(CLOSE_GRACE, &mut waiting).await;
+            let reason = with_stderr(
+                format!("the upstream did not answer a ping within {timeout:?}"),
+                &shared.stderr_tail,
+            );
+            shared.set_state(
+                UpstreamState::Restarting {
+                    attempt: 0,
+                    last_error: reason,
+                },
+                None,
+            );
+            return Ended::Died;
         }
     }
+}
+
+/// Whether the upstream answers a ping within `timeout` (an error answer is
+/// an answer).
+async fn answers_ping(peer: &Peer<RoleClient>, timeout: Duration) -> bool {
+    let ping = peer.send_request(ClientRequest::PingRequest(Default::default()));
+    matches!(
+        tokio::time::timeout(timeout, ping).await,
+        Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_)))
+    )
 }
 
 /// Records that the connection ended by itself; in-flight calls fail at once.

@@ -34,7 +34,7 @@ pub(crate) const EVERYTHING: &str = "@modelcontextprotocol/server-everything@202
 pub(crate) const FILESYSTEM: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
 
 /// The `upstream_fixture` example, built once per test run.
-fn fixture_bin() -> PathBuf {
+pub(crate) fn fixture_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let profile_dir = support::toolrouter_bin()
@@ -89,7 +89,7 @@ pub(crate) fn args(v: Value) -> JsonObject {
 }
 
 /// Validates and runs a registered tool the way the executor does.
-async fn call_with(
+pub(crate) async fn call_with(
     registry: &ToolRegistry,
     name: &str,
     arguments: Value,
@@ -142,7 +142,7 @@ pub(crate) async fn wait_for_text(registry: &ToolRegistry, name: &str, expect: &
     .unwrap_or_else(|_| panic!("`{name}` never answered `{expect}`"));
 }
 
-fn state_of(gateway: &Gateway, name: &str) -> UpstreamState {
+pub(crate) fn state_of(gateway: &Gateway, name: &str) -> UpstreamState {
     gateway.upstream(name).expect("configured upstream").state
 }
 
@@ -310,13 +310,14 @@ async fn paginated_lists_are_read_to_the_end() {
         .iter()
         .map(|t| t.public_name.as_str())
         .collect();
-    // Six tools, served two per page.
+    // Seven tools, served two per page.
     assert_eq!(
         names,
         vec![
             "fx__add_tool",
             "fx__cancellations",
             "fx__echo",
+            "fx__freeze",
             "fx__pid",
             "fx__remove_tool",
             "fx__slow"
@@ -574,7 +575,14 @@ async fn name_collisions_are_reported_never_shadowed() {
         );
     }
     // Every other name is held by exactly one upstream; the other reports it.
-    for tool in ["add_tool", "cancellations", "pid", "remove_tool", "slow"] {
+    for tool in [
+        "add_tool",
+        "cancellations",
+        "freeze",
+        "pid",
+        "remove_tool",
+        "slow",
+    ] {
         let public = format!("a__{tool}");
         let ToolSource::Upstream(holder) =
             registry.get(&public).expect("registered").source().clone()
@@ -815,7 +823,7 @@ fn the_upstreams_command_lists_tools_with_their_source() {
         !out.status.success(),
         "a refused upstream fails the command: {stdout}"
     );
-    assert!(stdout.contains("upstream fx: ready (6 tools"), "{stdout}");
+    assert!(stdout.contains("upstream fx: ready (7 tools"), "{stdout}");
     assert!(
         stdout.contains("upstream bad: refused: malformed tools list from upstream `bad`"),
         "{stdout}"

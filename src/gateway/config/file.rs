@@ -28,6 +28,8 @@ pub(super) struct TomlFile {
     pub(super) builtins: Option<List<ToolName>>,
     pub(super) timeout_secs: Option<Seconds>,
     pub(super) connect_timeout_secs: Option<Seconds>,
+    pub(super) ping_interval_secs: Option<Seconds>,
+    pub(super) ping_timeout_secs: Option<Seconds>,
     pub(super) namespace: Option<Table<NamespaceTable>>,
     pub(super) limits: Option<Table<LimitsTable>>,
     pub(super) restart: Option<Table<RestartTable>>,
@@ -84,6 +86,8 @@ pub(super) struct ServerEntry {
     pub(super) bearer_token: Option<String>,
     pub(super) bearer_token_env: Option<String>,
     pub(super) timeout_secs: Option<Seconds>,
+    pub(super) connect_timeout_secs: Option<Seconds>,
+    pub(super) ping_interval_secs: Option<Seconds>,
     pub(super) prefix: Option<String>,
     pub(super) disabled: Option<Flag>,
 }

@@ -32,6 +32,14 @@ pub struct GatewaySettings {
     pub timeout: Option<Duration>,
     /// How long connecting (spawn, handshake, first `tools/list`) may take.
     pub connect_timeout: Duration,
+    /// How often a connected upstream is checked with a ping
+    /// (`ping_interval_secs`); one that does not answer within
+    /// `ping_timeout` is restarted.
+    pub ping_interval: Duration,
+    /// How long a ping may take (`ping_timeout_secs`). A ping is also sent
+    /// at once when a call fails at the transport or its caller stops
+    /// waiting (a call timeout).
+    pub ping_timeout: Duration,
     /// How upstream tools are named in the registry (`[namespace]`).
     pub naming: NamingConfig,
     /// Longer tool descriptions are cut to this many characters.
@@ -47,6 +55,8 @@ impl Default for GatewaySettings {
         Self {
             timeout: None,
             connect_timeout: Duration::from_secs(30),
+            ping_interval: Duration::from_secs(30),
+            ping_timeout: Duration::from_secs(5),
             naming: NamingConfig::default(),
             max_description_chars: 2048,
             max_tools_per_upstream: 1000,

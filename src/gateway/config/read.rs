@@ -249,6 +249,8 @@ impl<'a> Reader<'a> {
             name,
             transport,
             timeout: entry.timeout_secs.map(|s| s.0),
+            connect_timeout: entry.connect_timeout_secs.map(|s| s.0),
+            ping_interval: entry.ping_interval_secs.map(|s| s.0),
             prefix: entry.prefix,
         }))
     }
@@ -344,6 +346,12 @@ impl<'a> Reader<'a> {
         settings.timeout = file.timeout_secs.map(|s| s.0);
         if let Some(t) = file.connect_timeout_secs {
             settings.connect_timeout = t.0;
+        }
+        if let Some(t) = file.ping_interval_secs {
+            settings.ping_interval = t.0;
+        }
+        if let Some(t) = file.ping_timeout_secs {
+            settings.ping_timeout = t.0;
         }
         config.workspace = file.workspace.map(|w| self.base.join(w));
         config.builtins = file

@@ -18,6 +18,12 @@ pub struct UpstreamConfig {
     pub transport: UpstreamTransport,
     /// Timeout of its calls, overriding the gateway default (`timeout_secs`).
     pub timeout: Option<Duration>,
+    /// How long connecting may take, overriding the gateway default
+    /// (`connect_timeout_secs`).
+    pub connect_timeout: Option<Duration>,
+    /// How often the connection is checked with a ping, overriding the
+    /// gateway default (`ping_interval_secs`).
+    pub ping_interval: Option<Duration>,
     /// The prefix of its tools' names, overriding the naming mode
     /// (`prefix`; `""` means no prefix).
     pub prefix: Option<String>,
@@ -30,6 +36,8 @@ impl UpstreamConfig {
             name: name.into(),
             transport,
             timeout: None,
+            connect_timeout: None,
+            ping_interval: None,
             prefix: None,
         }
     }
@@ -43,6 +51,18 @@ impl UpstreamConfig {
     /// Sets the timeout of its calls.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets how long connecting may take.
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// Sets how often the connection is checked with a ping.
+    pub fn with_ping_interval(mut self, interval: Duration) -> Self {
+        self.ping_interval = Some(interval);
         self
     }
 
