@@ -63,7 +63,7 @@ pub use chat::{ChatError, Conversation, Endpoint, ToolMode, endpoint};
 // The MCP server over stdio and Streamable HTTP.
 pub use server::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, MCP_PATH,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, ListGate, MCP_PATH,
     McpServer, ServeError, ServerOptions, serve_http, serve_io, serve_stdio,
 };
 

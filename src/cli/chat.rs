@@ -14,7 +14,7 @@ use toolrouter::rmcp::model::Tool;
 use toolrouter::{Conversation, ToolMode, endpoint};
 use toolrouter::{Hub, RouteEvent, TurnOutcome};
 
-use super::setup::{ToolSetupArgs, with_tools};
+use super::setup::{ToolSetupArgs, Upstreams, with_tools};
 use super::transcript::Transcript;
 
 /// Arguments of `toolrouter chat`.
@@ -68,7 +68,9 @@ pub(crate) struct ChatArgs {
 
 /// Runs the command.
 pub(crate) fn run(args: ChatArgs) -> Result<(), String> {
-    with_tools(&args.setup, async |setup| chat(&args, &setup.hub).await)
+    with_tools(&args.setup, Upstreams::Wait, async |setup| {
+        chat(&args, &setup.hub).await
+    })
 }
 
 async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {

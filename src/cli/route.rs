@@ -20,7 +20,7 @@ use toolrouter::providers::find_profile;
 use toolrouter::{Hub, TurnOutcome};
 
 use super::detect_args::DetectArgs;
-use super::setup::{ToolSetupArgs, with_tools};
+use super::setup::{ToolSetupArgs, Upstreams, with_tools};
 use super::transcript::Transcript;
 
 /// The default of `--max-turn-bytes`: 64 MiB.
@@ -68,10 +68,9 @@ enum Failure {
 
 /// Runs the command; the exit code is as the module says.
 pub(crate) fn run(args: RouteArgs) -> ExitCode {
-    let ended = with_tools(
-        &args.setup,
-        async |setup| Ok(route(&args, &setup.hub).await),
-    )
+    let ended = with_tools(&args.setup, Upstreams::Wait, async |setup| {
+        Ok(route(&args, &setup.hub).await)
+    })
     .unwrap_or_else(|e| Err(Failure::Usage(e)));
     match ended {
         Ok(false) => ExitCode::SUCCESS,

@@ -7,11 +7,11 @@ use std::time::Duration;
 use clap::Args;
 use toolrouter::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, Hub, ServerOptions, serve_http,
-    serve_stdio,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, Hub, ListGate, ServerOptions,
+    serve_http, serve_stdio,
 };
 
-use super::setup::{ToolSetupArgs, with_tools};
+use super::setup::{ToolSetupArgs, Upstreams, with_tools};
 
 /// Arguments of `toolrouter serve`.
 #[derive(Debug, Args)]
@@ -60,6 +60,12 @@ pub(crate) struct ServeArgs {
     /// it is closed and its memory released (0: never).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_SESSION_IDLE_EXPIRY.as_secs())]
     session_idle_expiry: u64,
+    /// Seconds a `tools/list` may wait for upstream servers still making
+    /// their first connection (`--config`), so that a client listing once
+    /// sees their tools. Everything else is served at once, and an upstream
+    /// connecting later is announced with `tools/list_changed` (0: never wait).
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    upstream_wait: u64,
     /// Where the tools come from (built-ins, `--tools`, `--config` upstreams).
     #[command(flatten)]
     setup: ToolSetupArgs,
@@ -68,14 +74,23 @@ pub(crate) struct ServeArgs {
 /// Runs the command until the client disconnects (stdio) or the process is
 /// interrupted (HTTP), then stops the upstream servers.
 pub(crate) fn run(args: ServeArgs) -> Result<(), String> {
-    with_tools(&args.setup, async |setup| {
+    with_tools(&args.setup, Upstreams::Background, async |setup| {
         tracing::debug!(tools = setup.hub.registry().list().len(), "serving");
-        serve(&args, setup.hub.clone()).await
+        let mut options = ServerOptions::default();
+        if let Some(gateway) = setup.gateway.clone()
+            && args.upstream_wait > 0
+        {
+            let connected = async move { gateway.first_attempts().await };
+            options = options.with_list_gate(ListGate::until(
+                connected,
+                seconds(args.upstream_wait).unwrap_or_default(),
+            ));
+        }
+        serve(&args, setup.hub.clone(), options).await
     })
 }
 
-async fn serve(args: &ServeArgs, hub: Hub) -> Result<(), String> {
-    let options = ServerOptions::default();
+async fn serve(args: &ServeArgs, hub: Hub, options: ServerOptions) -> Result<(), String> {
     if args.stdio {
         return tokio::select! {
             served = serve_stdio(hub, options) => served.map_err(|e| e.to_string()),

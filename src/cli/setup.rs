@@ -36,6 +36,18 @@ pub(crate) struct ToolSetupArgs {
     pub(crate) allow_write: bool,
 }
 
+/// When a command's upstream servers' tools must be there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Upstreams {
+    /// Before the command begins: each upstream has made its first
+    /// connection attempt (bounded by its connect timeout). For commands
+    /// that declare the whole tool list once.
+    Wait,
+    /// Whenever each connects: the command begins at once (a server, whose
+    /// clients hear `tools/list_changed`).
+    Background,
+}
+
 /// A hub with its tools, and the gateway that keeps upstream tools alive.
 pub(crate) struct ToolSetup {
     pub(crate) hub: Hub,
@@ -45,7 +57,7 @@ pub(crate) struct ToolSetup {
 impl ToolSetup {
     /// Builds the hub: built-ins first (so a colliding upstream tool is the one
     /// reported), then schema-only tools, then upstreams.
-    pub(crate) async fn build(args: &ToolSetupArgs) -> Result<Self, String> {
+    pub(crate) async fn build(args: &ToolSetupArgs, upstreams: Upstreams) -> Result<Self, String> {
         let config = match &args.config {
             Some(path) => Some(GatewayConfig::load(path).map_err(|e| e.to_string())?),
             None => None,
@@ -105,6 +117,9 @@ impl ToolSetup {
             }
         }
         let gateway = match &config {
+            Some(config) if upstreams == Upstreams::Background => {
+                Some(Gateway::spawn(config, hub.registry().clone()))
+            }
             Some(config) => {
                 let gateway = Gateway::start(config, hub.registry().clone()).await;
                 for status in gateway.status() {
@@ -162,10 +177,11 @@ pub(crate) fn read_tool_entries(path: &Path) -> Result<Vec<Value>, String> {
 /// upstream servers, whatever `job` returned.
 pub(crate) fn with_tools<T>(
     args: &ToolSetupArgs,
+    upstreams: Upstreams,
     job: impl AsyncFnOnce(&ToolSetup) -> Result<T, String>,
 ) -> Result<T, String> {
     runtime()?.block_on(async {
-        let setup = ToolSetup::build(args).await?;
+        let setup = ToolSetup::build(args, upstreams).await?;
         let outcome = job(&setup).await;
         setup.shutdown().await;
         outcome

@@ -9,7 +9,7 @@ use toolrouter::rmcp::model::Tool;
 use toolrouter::{ConversionNote, Declarations, Dialect};
 use toolrouter::{render_tool_listing, tool_listing};
 
-use super::setup::{ToolSetupArgs, with_tools};
+use super::setup::{ToolSetupArgs, Upstreams, with_tools};
 
 /// Arguments of `toolrouter tools`.
 #[derive(Debug, Args)]
@@ -32,7 +32,7 @@ pub(crate) fn run(args: ToolsArgs) -> Result<(), String> {
         "all" => Dialect::ALL.to_vec(),
         name => vec![name.parse::<Dialect>().map_err(|e| e.to_string())?],
     };
-    let (tools, listing) = with_tools(&args.setup, async |setup| {
+    let (tools, listing) = with_tools(&args.setup, Upstreams::Wait, async |setup| {
         let tools: Vec<Tool> = setup.hub.registry().definitions();
         let listing =
             render_tool_listing(&tool_listing(setup.hub.registry(), setup.gateway.as_ref()));

@@ -24,6 +24,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, SubscriptionContext};
 use tokio::task::JoinHandle;
 
+use super::list_gate::ListGate;
 use super::peer::{LogThreshold, NotificationSink, RmcpClientPeer};
 use super::state::StateSigner;
 use crate::core::echo;
@@ -45,6 +46,9 @@ pub struct ServerOptions {
     pub instructions: Option<String>,
     /// At most this many tools per `tools/list` page.
     pub page_size: usize,
+    /// `tools/list` answers wait at this gate until it opens (upstream
+    /// servers still connecting); everything else is served at once.
+    pub list_gate: Option<ListGate>,
 }
 
 impl Default for ServerOptions {
@@ -54,6 +58,7 @@ impl Default for ServerOptions {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
             page_size: 100,
+            list_gate: None,
         }
     }
 }
@@ -69,6 +74,12 @@ impl ServerOptions {
     /// Sets the `instructions`.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Makes `tools/list` answers wait until `gate` opens.
+    pub fn with_list_gate(mut self, gate: ListGate) -> Self {
+        self.list_gate = Some(gate);
         self
     }
 
@@ -289,6 +300,9 @@ impl ServerHandler for McpServer {
             && cursor.is_empty()
         {
             return Err(McpError::invalid_params("invalid cursor", None));
+        }
+        if let Some(gate) = &self.shared.options.list_gate {
+            gate.wait().await;
         }
         let page = self
             .hub

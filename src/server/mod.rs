@@ -11,6 +11,7 @@ mod http_conn;
 mod http_direct;
 mod http_sessions;
 mod line;
+mod list_gate;
 mod peer;
 mod state;
 mod stdio;
@@ -22,4 +23,5 @@ pub use http::{
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, MCP_PATH,
     serve_http,
 };
+pub use list_gate::ListGate;
 pub use stdio::{serve_io, serve_stdio};

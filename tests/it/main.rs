@@ -10,6 +10,7 @@ mod differential;
 mod exec;
 mod gateway;
 mod gateway_e2e;
+mod gateway_liveness;
 mod gateway_server;
 mod peer_vectors;
 mod registry;
