@@ -6,6 +6,13 @@ use clap::{Parser, Subcommand};
 
 mod cli;
 
+/// jemalloc, whose background thread returns freed memory to the system
+/// (glibc's malloc keeps a burst's worth: 20,000 expired sessions stayed as
+/// 1.2 GB resident).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Route model tool calls to tools, in every provider's dialect.
 #[derive(Debug, Parser)]
 #[command(name = "toolrouter", version, about)]
