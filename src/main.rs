@@ -9,7 +9,7 @@ mod cli;
 /// jemalloc, whose background thread returns freed memory to the system
 /// (glibc's malloc keeps a burst's worth: 20,000 expired sessions stayed as
 /// 1.2 GB resident).
-#[cfg(not(target_env = "msvc"))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
