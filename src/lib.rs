@@ -11,6 +11,7 @@ mod core;
 mod detect;
 mod exec;
 mod gateway;
+mod http_conn;
 mod hub;
 mod registry;
 mod router;
@@ -62,9 +63,13 @@ pub use chat::{ChatError, Conversation, Endpoint, ToolMode, endpoint};
 
 // The MCP server over stdio and Streamable HTTP.
 pub use server::{
-    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, ListGate, MCP_PATH,
     McpServer, ServeError, ServerOptions, serve_http, serve_io, serve_stdio,
+};
+
+// The limits both HTTP listeners (the MCP server and the proxy) share.
+pub use http_conn::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
 };
 
 // The gateway to tools of other MCP servers.
