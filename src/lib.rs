@@ -13,6 +13,7 @@ mod exec;
 mod gateway;
 mod http_conn;
 mod hub;
+mod proxy;
 mod registry;
 mod router;
 mod server;
@@ -70,6 +71,13 @@ pub use server::{
 // The limits both HTTP listeners (the MCP server and the proxy) share.
 pub use http_conn::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+};
+
+// The proxy: the router in front of a model server, for OpenAI SDK clients.
+pub use proxy::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_BYTES,
+    DEFAULT_READ_TIMEOUT, PROXY_BASE_PATH, ProxyError, ProxyOptions, ProxyServer, UpstreamKey,
+    serve_proxy,
 };
 
 // The gateway to tools of other MCP servers.

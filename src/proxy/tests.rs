@@ -1,0 +1,1 @@
+//! Unit tests of the proxy: request reading, chunk writing, one-piece answers.
