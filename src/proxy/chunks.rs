@@ -264,11 +264,7 @@ impl ChunkWriter {
         out: &mut Vec<u8>,
     ) {
         if stop == StopReason::Error {
-            let code = match self.error_kind {
-                Some(ErrorKind::Truncated) => "upstream_truncated",
-                Some(ErrorKind::Provider) | None => UPSTREAM_ERROR,
-                Some(_) => "upstream_malformed",
-            };
+            let code = self.error_kind.map_or(UPSTREAM_ERROR, error_code);
             let message = error.unwrap_or_else(|| "the upstream's answer failed".to_owned());
             self.fail(&message, code, out);
             return;
@@ -362,6 +358,15 @@ pub(crate) fn finish_reason(stop: StopReason, called: bool) -> &'static str {
         StopReason::ContentFilter => "content_filter",
         _ if called => "tool_calls",
         _ => "stop",
+    }
+}
+
+/// The error `code` of a turn that failed with a stream error of `kind`.
+pub(crate) fn error_code(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Truncated => "upstream_truncated",
+        ErrorKind::Provider => UPSTREAM_ERROR,
+        _ => "upstream_malformed",
     }
 }
 

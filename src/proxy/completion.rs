@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
-use super::chunks::{finish_reason, usage_object};
+use super::chunks::{error_code, finish_reason, usage_object};
 use super::error::{ApiError, UPSTREAM_ERROR};
 use super::meta::ChunkMeta;
 use crate::core::{DetectEvent, ToolCall};
@@ -18,9 +18,11 @@ pub(crate) struct CompletionBuilder {
     content: String,
     reasoning: String,
     refusal: String,
-    calls: Vec<ToolCall>,
+    /// Completed calls with their index (the order they began in).
+    calls: Vec<(usize, ToolCall)>,
     usage: Option<Usage>,
-    error_kind: Option<ErrorKind>,
+    /// The first stream error.
+    error: Option<(ErrorKind, String)>,
     /// The turn's stop and error, once it finished.
     finish: Option<(StopReason, Option<String>)>,
 }
@@ -35,11 +37,13 @@ impl CompletionBuilder {
                     self.reasoning.push_str(&text)
                 }
                 RouteEvent::Refusal { text } => self.refusal.push_str(&text),
-                RouteEvent::Detect(DetectEvent::CallEnd { call, .. }) => self.calls.push(*call),
+                RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
+                    self.calls.push((index, *call))
+                }
                 RouteEvent::Usage { usage } => self.usage = Some(usage),
                 RouteEvent::ProviderError { kind, message } => {
                     tracing::debug!(?kind, %message, "upstream stream error");
-                    self.error_kind.get_or_insert(kind);
+                    self.error.get_or_insert((kind, message));
                 }
                 RouteEvent::Finish { stop, error, .. } => self.finish = Some((stop, error)),
                 _ => {}
@@ -49,25 +53,23 @@ impl CompletionBuilder {
 
     /// Whether the upstream said it failed: nothing more need be read.
     pub(crate) fn failed(&self) -> bool {
-        self.error_kind == Some(ErrorKind::Provider)
+        matches!(self.error, Some((ErrorKind::Provider, _)))
     }
 
     /// The answer, or the error the turn ended in (`502`).
-    pub(crate) fn build(self, meta: ChunkMeta) -> Result<Value, ApiError> {
-        let (stop, error) = match self.finish {
-            Some(finish) if !self.failed() => finish,
-            Some((_, error)) => (StopReason::Error, error),
-            None => (StopReason::Error, None),
+    pub(crate) fn build(mut self, meta: ChunkMeta) -> Result<Value, ApiError> {
+        let stop = match self.finish {
+            Some((stop, _)) if !self.failed() => stop,
+            _ => StopReason::Error,
         };
         if stop == StopReason::Error {
-            let code = match self.error_kind {
-                Some(ErrorKind::Truncated) => "upstream_truncated",
-                Some(ErrorKind::Provider) | None => UPSTREAM_ERROR,
-                Some(_) => "upstream_malformed",
+            let (code, message) = match self.error {
+                Some((kind, message)) => (error_code(kind), message),
+                None => (UPSTREAM_ERROR, "the upstream's answer failed".to_owned()),
             };
-            let message = error.unwrap_or_else(|| "the upstream's answer failed".to_owned());
             return Err(ApiError::bad_gateway(message, code));
         }
+        self.calls.sort_by_key(|(index, _)| *index);
         let mut message = Map::new();
         message.insert("role".to_owned(), json!("assistant"));
         let content = if self.content.is_empty() && !self.calls.is_empty() {
@@ -88,7 +90,7 @@ impl CompletionBuilder {
             let calls: Vec<Value> = self
                 .calls
                 .iter()
-                .map(|call| {
+                .map(|(_, call)| {
                     let arguments =
                         serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
                     json!({
