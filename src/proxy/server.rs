@@ -245,7 +245,7 @@ async fn loopback_only(req: Request, next: Next) -> Response {
 }
 
 /// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
-fn is_loopback_authority(authority: &str) -> bool {
+pub(super) fn is_loopback_authority(authority: &str) -> bool {
     let host = match authority.strip_prefix('[') {
         Some(rest) => rest.split_once(']').map_or("", |(host, _)| host),
         None => authority

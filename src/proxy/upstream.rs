@@ -113,6 +113,19 @@ impl Upstream {
             tracing::trace!(body = %String::from_utf8_lossy(&body), "upstream error body");
             return Err(ApiError::from_upstream(status, &body));
         }
+        let json = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("application/json"));
+        if json {
+            // A server that ignored `stream: true`: its one answer is not a
+            // stream this wire's adapter reads.
+            return Err(ApiError::bad_gateway(
+                "the upstream answered with one JSON object, not the event stream the proxy asked for (`stream: true`)",
+                "upstream_not_streaming",
+            ));
+        }
         Ok(response.bytes_stream().boxed())
     }
 

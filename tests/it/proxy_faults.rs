@@ -90,6 +90,19 @@ async fn an_unreachable_upstream_is_a_502() {
 }
 
 #[tokio::test]
+async fn an_upstream_that_ignores_stream_true_is_a_502() {
+    let completion = json!({"id": "chatcmpl-1", "object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "Hi"}, "finish_reason": "stop"}]});
+    let upstream = ReplayServer::start(vec![Reply::json(200, &completion)]).await;
+    let proxy = proxy_for(&upstream).await;
+    let response = post(&proxy, &request(false)).await;
+    assert_eq!(response.status(), 502);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "upstream_not_streaming");
+    proxy.shutdown().await;
+}
+
+#[tokio::test]
 async fn an_upstream_cut_mid_stream_ends_the_clients_stream_with_an_error_event() {
     // Cut after frame 4: the call has begun (`{"city": "Pa`) and never ends.
     let file = recording("openai-compat.hermes-text.sse");
