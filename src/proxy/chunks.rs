@@ -10,7 +10,7 @@ use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
 use super::error::{UPSTREAM_ERROR, error_object};
 use super::meta::ChunkMeta;
-use crate::core::{DetectEvent, DiagnosticKind};
+use crate::core::{DetectEvent, DiagnosticKind, WireFormat};
 use crate::router::RouteEvent;
 
 /// Writes one client stream.
@@ -38,6 +38,8 @@ struct AnnouncedCall {
     /// The router's index.
     route_index: usize,
     name: String,
+    /// Its dialect (the wire's, for a structured call).
+    format: WireFormat,
     /// Some argument text went out.
     args_sent: bool,
     ended: bool,
@@ -142,7 +144,10 @@ impl ChunkWriter {
                 );
             }
             RouteEvent::Detect(DetectEvent::CallStart {
-                index, id, name, ..
+                index,
+                id,
+                name,
+                format,
             }) => {
                 let call = ToolCallOut {
                     index: self.calls.len(),
@@ -164,6 +169,7 @@ impl ChunkWriter {
                 self.calls.push(AnnouncedCall {
                     route_index: index,
                     name,
+                    format,
                     args_sent: false,
                     ended: false,
                 });
@@ -185,7 +191,14 @@ impl ChunkWriter {
                 self.calls[pos].ended = true;
             }
             RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
-                let Some(open) = self.calls.iter().find(|c| !c.ended) else {
+                // A shown call of the same dialect that has not ended is the
+                // one that broke (a call that never ends is caught at the
+                // finish all the same).
+                let open = self
+                    .calls
+                    .iter()
+                    .find(|c| !c.ended && c.format == diagnostic.format);
+                let Some(open) = open else {
                     // Markup that is no call: its text follows as text.
                     tracing::debug!(message = %diagnostic.message, "markup that is no call");
                     return;

@@ -145,6 +145,11 @@ pub(crate) async fn models(State(state): State<Arc<ProxyState>>, request: Reques
         .strip_prefix("/v1/")
         .unwrap_or("models")
         .to_owned();
+    if path.split('/').any(is_dot_segment) {
+        // `models/../x` would reach another upstream path, with its key.
+        return ApiError::bad_request("a model id has no `.` or `..` path segment", None)
+            .into_response();
+    }
     match state.upstream.get(&path, client_key.as_deref()).await {
         Ok(passed) => {
             let mut response = Response::new(Body::from(passed.body));
@@ -159,6 +164,12 @@ pub(crate) async fn models(State(state): State<Arc<ProxyState>>, request: Reques
         }
         Err(error) => error.into_response(),
     }
+}
+
+/// `.` or `..`, written plainly or percent-encoded.
+fn is_dot_segment(segment: &str) -> bool {
+    let decoded = segment.replace("%2e", ".").replace("%2E", ".");
+    decoded == "." || decoded == ".."
 }
 
 /// Any other path.

@@ -507,6 +507,20 @@ async fn models_are_passed_through() {
         .await
         .unwrap();
     assert_eq!(got, one);
+    // No way out of `models/` on the upstream.
+    // (Written on the socket: an HTTP client would resolve the dots itself.)
+    for sneaky in ["models/../admin", "models/%2e%2E/admin", "models/a/./b"] {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut socket = tokio::net::TcpStream::connect(proxy.local_addr())
+            .await
+            .unwrap();
+        let head =
+            format!("GET /v1/{sneaky} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n");
+        socket.write_all(head.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        socket.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 400"), "{sneaky}: {answer}");
+    }
     let paths: Vec<String> = upstream.received().into_iter().map(|r| r.path).collect();
     assert_eq!(paths, ["/v1/models", "/v1/models/Qwen/Qwen3-8B"]);
     proxy.shutdown().await;
