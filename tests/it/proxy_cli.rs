@@ -14,8 +14,18 @@ use crate::proxy::{fold, frames, recording, request};
 use crate::support::replay::{ReplayServer, Reply};
 use crate::support::toolrouter_bin;
 
+/// The running command; stopped when dropped (a failed assertion included).
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts the command; gives the child and the URL its first stderr line states.
-fn start(upstream: &str, extra: &[&str], env: &[(&str, &str)]) -> (Child, String) {
+fn start(upstream: &str, extra: &[&str], env: &[(&str, &str)]) -> (Running, String) {
     let mut command = Command::new(toolrouter_bin());
     command
         .args([
@@ -36,8 +46,8 @@ fn start(upstream: &str, extra: &[&str], env: &[(&str, &str)]) -> (Child, String
         command.env(key, value);
     }
     let logging = env.iter().any(|(key, _)| *key == "TOOLROUTER_LOG");
-    let mut child = command.spawn().unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut child = Running(command.spawn().unwrap());
+    let mut stderr = BufReader::new(child.0.stderr.take().unwrap());
     let expected_tail = format!(" -> {upstream}\n");
     let url = loop {
         let mut line = String::new();
@@ -56,16 +66,17 @@ fn start(upstream: &str, extra: &[&str], env: &[(&str, &str)]) -> (Child, String
         url.starts_with("http://127.0.0.1:") && url.ends_with("/v1"),
         "{url}"
     );
-    child.stderr = Some(stderr.into_inner());
+    child.0.stderr = Some(stderr.into_inner());
     (child, url)
 }
 
 /// Stops the child and gives the rest of its stderr.
-fn stop(mut child: Child) -> String {
-    child.kill().unwrap();
-    child.wait().unwrap();
+fn stop(mut child: Running) -> String {
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
     let mut rest = String::new();
     child
+        .0
         .stderr
         .take()
         .unwrap()
