@@ -11,7 +11,9 @@ mod core;
 mod detect;
 mod exec;
 mod gateway;
+mod http_conn;
 mod hub;
+mod proxy;
 mod registry;
 mod router;
 mod server;
@@ -62,9 +64,20 @@ pub use chat::{ChatError, Conversation, Endpoint, ToolMode, endpoint};
 
 // The MCP server over stdio and Streamable HTTP.
 pub use server::{
-    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, ListGate, MCP_PATH,
     McpServer, ServeError, ServerOptions, serve_http, serve_io, serve_stdio,
+};
+
+// The limits both HTTP listeners (the MCP server and the proxy) share.
+pub use http_conn::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+};
+
+// The proxy: the router in front of a model server, for OpenAI SDK clients.
+pub use proxy::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_BYTES,
+    DEFAULT_READ_TIMEOUT, PROXY_BASE_PATH, ProxyError, ProxyOptions, ProxyServer, UpstreamKey,
+    serve_proxy,
 };
 
 // The gateway to tools of other MCP servers.

@@ -35,6 +35,9 @@ enum Command {
     Serve(cli::serve::ServeArgs),
     /// Replay a captured stream of text deltas through the tool-call detector.
     Parse(cli::parse::ParseArgs),
+    /// Serve an OpenAI-compatible API in front of a model server: calls written
+    /// in the text come back as structured tool calls.
+    Proxy(cli::proxy::ProxyArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Upstreams(args) => cli::upstreams::run(args),
         Command::Serve(args) => cli::serve::run(args),
         Command::Parse(args) => cli::parse::run(args),
+        Command::Proxy(args) => cli::proxy::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@ pub(crate) mod chat;
 pub(crate) mod detect_args;
 pub(crate) mod log;
 pub(crate) mod parse;
+pub(crate) mod proxy;
 pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod setup;

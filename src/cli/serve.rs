@@ -126,13 +126,13 @@ async fn serve(args: &ServeArgs, hub: Hub, options: ServerOptions) -> Result<(),
 }
 
 /// A timeout flag's value: whole seconds, 0 for none.
-fn seconds(secs: u64) -> Option<Duration> {
+pub(crate) fn seconds(secs: u64) -> Option<Duration> {
     (secs > 0).then(|| Duration::from_secs(secs))
 }
 
 /// Resolves on Ctrl-C or (on Unix) `SIGTERM`, so a supervisor's stop request
 /// still shuts the upstream servers down.
-async fn interrupted() {
+pub(crate) async fn interrupted() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

@@ -1,7 +1,7 @@
 //! Streamable HTTP transport: rmcp's `StreamableHttpService` on axum, endpoint
 //! `/mcp`, loopback by default, DNS-rebinding protection (`Host` and `Origin`
 //! checks), an optional bearer token, and `TCP_NODELAY` on every accepted socket.
-//! Connections are accepted by [`http_conn`](super::http_conn), under a
+//! Connections are accepted by [`http_conn`](crate::http_conn), under a
 //! connection cap and header, body and idle timeouts.
 //! In stateless mode a plain `tools/call` takes the direct path of
 //! [`http_direct`](super::http_direct) in front of rmcp's service. A body rmcp
@@ -22,9 +22,12 @@ use tokio_util::sync::CancellationToken;
 use super::bad_input;
 use super::error::ServeError;
 use super::handler::{McpServer, ServerOptions, Shared};
-use super::http_conn::{ConnLimits, RateLimitedLog, Timeouts, serve_connections};
 use super::http_direct::{DirectCalls, DirectHttp};
 use super::http_sessions::{SessionCap, refuse_sessions_over_cap};
+use crate::http_conn::{
+    ConnLimits, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, RateLimitedLog, Timeouts, constant_time_eq, serve_connections,
+};
 use crate::hub::Hub;
 
 /// The MCP endpoint path.
@@ -78,14 +81,6 @@ pub struct HttpOptions {
     pub session_idle_expiry: Option<Duration>,
 }
 
-/// Default of [`HttpOptions::header_timeout`].
-pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-/// Default of [`HttpOptions::body_timeout`].
-pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
-/// Default of [`HttpOptions::idle_timeout`].
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
-/// Default of [`HttpOptions::max_connections`].
-pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 /// Default of [`HttpOptions::max_sessions`].
 pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
 /// Default of [`HttpOptions::session_idle_expiry`].
@@ -440,8 +435,4 @@ async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
         )
             .into_response()
     }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -9,7 +9,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use super::http_conn::RateLimitedLog;
+use crate::http_conn::RateLimitedLog;
 
 /// The JSON-RPC error code of a refused session (implementation-defined
 /// server error range).

@@ -7,7 +7,6 @@ mod error;
 mod fast_call;
 mod handler;
 mod http;
-mod http_conn;
 mod http_direct;
 mod http_sessions;
 mod line;
@@ -19,7 +18,6 @@ mod stdio;
 pub use error::ServeError;
 pub use handler::{McpServer, ServerOptions};
 pub use http::{
-    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, MCP_PATH,
     serve_http,
 };

@@ -39,32 +39,49 @@ fn run(cmd: &mut Command, what: &str) {
 
 /// A Python interpreter with the `mcp` SDK importable (a venv in the cache).
 pub fn python_with_mcp() -> PathBuf {
+    python_with("mcp", &["mcp>=1.20"])
+}
+
+/// A Python interpreter with the official `openai` SDK importable (the same
+/// venv; `anthropic` comes with it, for the proxy's next front door).
+pub fn python_with_openai() -> PathBuf {
+    python_with("openai", &["openai>=1.50", "anthropic>=0.40"])
+}
+
+/// The cache's venv, with `specs` installed unless `module` already imports.
+/// `.ci/setup-python.sh` installs the same packages, under the same lock.
+fn python_with(module: &str, specs: &[&str]) -> PathBuf {
     let venv = ext_dir().join("py");
     let python = venv.join("bin").join("python3");
     locked(&ext_dir(), || {
-        let ok = python.exists()
-            && Command::new(&python)
-                .args(["-c", "import mcp"])
+        let imports = |python: &Path| {
+            Command::new(python)
+                .args(["-c", &format!("import {module}")])
                 .status()
                 .map(|s| s.success())
-                .unwrap_or(false);
-        if !ok {
+                .unwrap_or(false)
+        };
+        if python.exists() && imports(&python) {
+            return;
+        }
+        if !python.exists() {
             run(
                 Command::new("python3").args(["-m", "venv"]).arg(&venv),
                 "python3 -m venv",
             );
-            run(
-                Command::new(&python).args([
+        }
+        run(
+            Command::new(&python)
+                .args([
                     "-m",
                     "pip",
                     "install",
                     "--quiet",
                     "--disable-pip-version-check",
-                    "mcp>=1.20",
-                ]),
-                "pip install mcp",
-            );
-        }
+                ])
+                .args(specs),
+            &format!("pip install {}", specs.join(" ")),
+        );
     });
     python
 }

@@ -1,10 +1,12 @@
-//! Shared test glue: real external peers (Python `mcp` SDK, npm MCP servers) and
-//! paths to the shared fixtures.
+//! Shared test glue: real external peers (Python `mcp` and `openai` SDKs, npm MCP
+//! servers), a loopback model server replaying recorded streams, and paths to
+//! the shared fixtures.
 
 #![allow(dead_code, unreachable_pub)]
 
 pub mod client;
 pub mod ext;
+pub mod replay;
 
 use std::path::PathBuf;
 

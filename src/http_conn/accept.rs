@@ -18,6 +18,17 @@ use tower::ServiceExt as _;
 use super::clock::{ClockedIo, ConnClock, Timeouts, TrackedBody};
 use super::rate_limit::RateLimitedLog;
 
+/// Default header-read timeout of the HTTP listeners (`HttpOptions` and
+/// `ProxyOptions`).
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default body-read timeout of the HTTP listeners.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default idle keep-alive timeout of the HTTP listeners.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default connection cap of the HTTP listeners: well under the common limit
+/// of 1,024 file descriptors.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
 /// The limits the accept loop enforces.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ConnLimits {

@@ -1,0 +1,109 @@
+//! `toolrouter proxy`: an OpenAI-compatible API in front of a model server,
+//! whose answers come back through the router (`toolrouter::serve_proxy`).
+
+use std::net::SocketAddr;
+
+use clap::Args;
+use toolrouter::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_BYTES, DetectConfig, ProxyOptions, UpstreamKey,
+    serve_proxy,
+};
+
+use super::detect_args::DetectArgs;
+use super::serve::{interrupted, seconds};
+use super::setup::runtime;
+
+/// Arguments of `toolrouter proxy`.
+#[derive(Debug, Args)]
+pub(crate) struct ProxyArgs {
+    /// Listen at ADDR (loopback by default; port 0 picks a free port). The
+    /// SDKs' base URL is `http://ADDR/v1`.
+    #[arg(long, value_name = "ADDR")]
+    listen: SocketAddr,
+    /// The upstream's base URL, as its SDK takes it
+    /// (`http://127.0.0.1:8000/v1`); chat requests go to
+    /// `{URL}/chat/completions`, model lists to `{URL}/models`.
+    #[arg(long, value_name = "URL")]
+    upstream: String,
+    /// The upstream's provider profile: an OpenAI-compatible one (`vllm`,
+    /// `llamacpp`, `lmstudio`, `openai-compatible`, `ollama-openai`,
+    /// `openai`, …). Its dialects are detected in the text and its key
+    /// variable is read.
+    #[arg(long, value_name = "NAME")]
+    provider: String,
+    /// Require `Authorization: Bearer TOKEN` on every request.
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
+    /// Allow a non-loopback --listen (needs --token).
+    #[arg(long)]
+    allow_remote: bool,
+    /// Send the client's own `Authorization: Bearer` key upstream instead of
+    /// the profile's environment variable.
+    #[arg(long, conflicts_with = "token")]
+    forward_key: bool,
+    /// Seconds a client has to send a request's head (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs())]
+    header_timeout: u64,
+    /// Seconds a client has to send a request's body, from its head (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_BODY_TIMEOUT.as_secs())]
+    body_timeout: u64,
+    /// Seconds a keep-alive connection may sit idle (a streaming answer is
+    /// not idle) before it is closed (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_IDLE_TIMEOUT.as_secs())]
+    idle_timeout: u64,
+    /// Open connections at most; one more gets `503` with `Retry-After: 1` (0: no cap).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// The largest request body accepted (`413` past it).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES)]
+    max_request_bytes: usize,
+    /// The most bytes of one upstream answer read; past it the answer ends
+    /// with an error.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TURN_BYTES)]
+    max_turn_bytes: usize,
+    /// Seconds the upstream may send nothing before its request is given up
+    /// (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    read_timeout: u64,
+    /// Detector options.
+    #[command(flatten)]
+    detect: DetectArgs,
+}
+
+/// Runs the proxy until the process is interrupted.
+pub(crate) fn run(args: ProxyArgs) -> Result<(), String> {
+    // The profile's dialects are added by the proxy itself.
+    let detect = args.detect.config(DetectConfig::default(), &[])?;
+    let mut options = ProxyOptions::new(args.listen, args.upstream.clone(), &args.provider)
+        .allow_remote(args.allow_remote)
+        .with_detect_config(detect)
+        .with_header_timeout(seconds(args.header_timeout))
+        .with_body_timeout(seconds(args.body_timeout))
+        .with_idle_timeout(seconds(args.idle_timeout))
+        .with_max_connections((args.max_connections > 0).then_some(args.max_connections))
+        .with_max_request_bytes(args.max_request_bytes)
+        .with_max_turn_bytes(args.max_turn_bytes)
+        .with_read_timeout(seconds(args.read_timeout));
+    if let Some(token) = &args.token {
+        options = options.with_bearer_token(token.clone());
+    }
+    if args.forward_key {
+        options = options.with_upstream_key(UpstreamKey::Forward);
+    }
+    runtime()?.block_on(async {
+        let proxy = serve_proxy(options).await.map_err(|e| e.to_string())?;
+        eprintln!(
+            "toolrouter: proxying at {} -> {}",
+            proxy.url(),
+            proxy.upstream()
+        );
+        let stop = proxy.shutdown_token();
+        tokio::select! {
+            () = interrupted() => stop.cancel(),
+            () = stop.cancelled() => {}
+        }
+        proxy.wait().await;
+        Ok(())
+    })
+}

@@ -1,0 +1,406 @@
+//! `ChunkWriter`: a routed turn's events as OpenAI `chat.completion.chunk`
+//! SSE frames, written as they come: text as `delta.content`, reasoning as
+//! `delta.reasoning_content`, every call (structured or found in the text) as
+//! `delta.tool_calls` entries whose `function.arguments` fragments follow the
+//! detector's, then the finish chunk, the usage chunk when asked for, and
+//! `data: [DONE]`. A failed turn ends with `data: {"error": {...}}` instead.
+
+use serde::Serialize;
+use toolrouter_providers::{ErrorKind, StopReason, Usage};
+
+use super::error::{UPSTREAM_ERROR, error_object};
+use super::meta::ChunkMeta;
+use crate::core::{DetectEvent, DiagnosticKind, WireFormat};
+use crate::router::RouteEvent;
+
+/// Writes one client stream.
+#[derive(Debug)]
+pub(crate) struct ChunkWriter {
+    /// `{"id":…,"object":…,"created":…,"model":…`, once the first chunk is written.
+    prefix: Option<Vec<u8>>,
+    include_usage: bool,
+    role_sent: bool,
+    /// The calls announced to the client; a call's position is its `index`.
+    calls: Vec<AnnouncedCall>,
+    usage: Option<Usage>,
+    /// The first stream error's kind, for the error event's `code`.
+    error_kind: Option<ErrorKind>,
+    /// Why an announced call was cut off (the detector's `Unfinished`).
+    cut_call: Option<String>,
+    /// Text after a cut call is its markup given back: not the client's text.
+    hold_text: bool,
+    ended: bool,
+}
+
+/// A call the client has been told about.
+#[derive(Debug)]
+struct AnnouncedCall {
+    /// The router's index.
+    route_index: usize,
+    name: String,
+    /// Its dialect (the wire's, for a structured call).
+    format: WireFormat,
+    /// Some argument text went out.
+    args_sent: bool,
+    ended: bool,
+}
+
+#[derive(Serialize, Default)]
+struct DeltaOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refusal: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<[ToolCallOut<'a>; 1]>,
+}
+
+#[derive(Serialize)]
+struct ToolCallOut<'a> {
+    index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    function: FunctionOut<'a>,
+}
+
+#[derive(Serialize)]
+struct FunctionOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    arguments: &'a str,
+}
+
+impl ChunkWriter {
+    /// A writer; `include_usage`: the client asked for the usage chunk.
+    pub(crate) fn new(include_usage: bool) -> Self {
+        Self {
+            prefix: None,
+            include_usage,
+            role_sent: false,
+            calls: Vec::new(),
+            usage: None,
+            error_kind: None,
+            cut_call: None,
+            hold_text: false,
+            ended: false,
+        }
+    }
+
+    /// Whether the client's stream is complete (`[DONE]` or an error event
+    /// written); the upstream need not be read any further.
+    pub(crate) fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Writes the frames of `events` to `out`, draining them. `meta` gives the
+    /// answer's metadata when the first chunk is written.
+    pub(crate) fn write(
+        &mut self,
+        events: &mut Vec<RouteEvent>,
+        meta: &dyn Fn() -> ChunkMeta,
+        out: &mut Vec<u8>,
+    ) {
+        for event in events.drain(..) {
+            if self.ended {
+                continue;
+            }
+            self.write_event(event, meta, out);
+        }
+    }
+
+    fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
+        match event {
+            RouteEvent::Detect(DetectEvent::Text { text }) if !self.hold_text => {
+                self.delta(
+                    meta,
+                    out,
+                    DeltaOut {
+                        content: Some(&text),
+                        ..DeltaOut::default()
+                    },
+                );
+            }
+            RouteEvent::Detect(DetectEvent::Reasoning { text }) => {
+                let delta = DeltaOut {
+                    reasoning_content: Some(&text),
+                    ..DeltaOut::default()
+                };
+                self.delta(meta, out, delta);
+            }
+            RouteEvent::Refusal { text } => {
+                self.delta(
+                    meta,
+                    out,
+                    DeltaOut {
+                        refusal: Some(&text),
+                        ..DeltaOut::default()
+                    },
+                );
+            }
+            RouteEvent::Detect(DetectEvent::CallStart {
+                index,
+                id,
+                name,
+                format,
+            }) => {
+                let call = ToolCallOut {
+                    index: self.calls.len(),
+                    id: Some(&id),
+                    kind: Some("function"),
+                    function: FunctionOut {
+                        name: Some(&name),
+                        arguments: "",
+                    },
+                };
+                self.delta(
+                    meta,
+                    out,
+                    DeltaOut {
+                        tool_calls: Some([call]),
+                        ..DeltaOut::default()
+                    },
+                );
+                self.calls.push(AnnouncedCall {
+                    route_index: index,
+                    name,
+                    format,
+                    args_sent: false,
+                    ended: false,
+                });
+            }
+            RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
+                self.arguments(index, &fragment, meta, out);
+            }
+            RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
+                let Some(pos) = self.position(index) else {
+                    return;
+                };
+                if !self.calls[pos].args_sent {
+                    // No argument text went out (a call with none): the
+                    // client still needs a JSON object to read.
+                    let text =
+                        serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
+                    self.arguments(index, &text, meta, out);
+                }
+                self.calls[pos].ended = true;
+            }
+            RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
+                // A shown call of the same dialect that has not ended is the
+                // one that broke (a call that never ends is caught at the
+                // finish all the same).
+                let open = self
+                    .calls
+                    .iter()
+                    .find(|c| !c.ended && c.format == diagnostic.format);
+                let Some(open) = open else {
+                    // Markup that is no call: its text follows as text.
+                    tracing::debug!(message = %diagnostic.message, "markup that is no call");
+                    return;
+                };
+                let why = format!(
+                    "the model's call to `{}` did not complete: {}",
+                    open.name, diagnostic.message
+                );
+                if diagnostic.kind == DiagnosticKind::Unfinished {
+                    // The stream ended inside it; the stop decides (`length`).
+                    self.cut_call = Some(why);
+                    self.hold_text = true;
+                } else {
+                    self.fail(&why, "incomplete_tool_call", out);
+                }
+            }
+            RouteEvent::Usage { usage } => self.usage = Some(usage),
+            RouteEvent::ProviderError { kind, message } => {
+                self.error_kind.get_or_insert(kind);
+                if kind == ErrorKind::Provider {
+                    // The upstream said it failed: nothing more will come.
+                    self.fail(&message, UPSTREAM_ERROR, out);
+                } else {
+                    tracing::debug!(?kind, %message, "upstream stream error");
+                }
+            }
+            RouteEvent::Finish { stop, error, .. } => self.finish(stop, error, meta, out),
+            other => tracing::trace!(?other, "event with no chunk"),
+        }
+    }
+
+    fn position(&self, route_index: usize) -> Option<usize> {
+        self.calls
+            .iter()
+            .rposition(|c| c.route_index == route_index)
+    }
+
+    fn arguments(
+        &mut self,
+        route_index: usize,
+        fragment: &str,
+        meta: &dyn Fn() -> ChunkMeta,
+        out: &mut Vec<u8>,
+    ) {
+        let Some(pos) = self.position(route_index) else {
+            return;
+        };
+        if fragment.is_empty() || self.calls[pos].ended {
+            return;
+        }
+        self.calls[pos].args_sent |= !fragment.trim().is_empty();
+        let call = ToolCallOut {
+            index: pos,
+            id: None,
+            kind: None,
+            function: FunctionOut {
+                name: None,
+                arguments: fragment,
+            },
+        };
+        self.delta(
+            meta,
+            out,
+            DeltaOut {
+                tool_calls: Some([call]),
+                ..DeltaOut::default()
+            },
+        );
+    }
+
+    fn finish(
+        &mut self,
+        stop: StopReason,
+        error: Option<String>,
+        meta: &dyn Fn() -> ChunkMeta,
+        out: &mut Vec<u8>,
+    ) {
+        if stop == StopReason::Error {
+            let code = self.error_kind.map_or(UPSTREAM_ERROR, error_code);
+            let message = error.unwrap_or_else(|| "the upstream's answer failed".to_owned());
+            self.fail(&message, code, out);
+            return;
+        }
+        if stop != StopReason::MaxTokens
+            && let Some(open) = self.calls.iter().find(|c| !c.ended)
+        {
+            let why = self
+                .cut_call
+                .take()
+                .unwrap_or_else(|| format!("the model's call to `{}` did not complete", open.name));
+            self.fail(&why, "incomplete_tool_call", out);
+            return;
+        }
+        let reason = finish_reason(stop, self.calls.iter().any(|c| c.ended));
+        self.frame(meta, out, &DeltaOut::default(), Some(reason));
+        if self.include_usage
+            && let Some(usage) = &self.usage
+        {
+            let usage = usage_object(usage);
+            self.prefix_of(meta, out);
+            out.extend_from_slice(br#","choices":[],"usage":"#);
+            push_json(out, &usage);
+            out.extend_from_slice(b"}\n\n");
+        }
+        out.extend_from_slice(b"data: [DONE]\n\n");
+        self.ended = true;
+    }
+
+    /// Ends the client's stream with an error event the SDKs raise.
+    fn fail(&mut self, message: &str, code: &str, out: &mut Vec<u8>) {
+        tracing::debug!(%message, code, "the client's stream ends with an error");
+        let error =
+            serde_json::json!({ "error": error_object(message, UPSTREAM_ERROR, Some(code), None) });
+        out.extend_from_slice(b"data: ");
+        push_json(out, &error);
+        out.extend_from_slice(b"\n\n");
+        self.ended = true;
+    }
+
+    fn delta(&mut self, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>, mut delta: DeltaOut<'_>) {
+        if !self.role_sent {
+            self.role_sent = true;
+            delta.role = Some("assistant");
+        }
+        self.frame(meta, out, &delta, None);
+    }
+
+    fn frame(
+        &mut self,
+        meta: &dyn Fn() -> ChunkMeta,
+        out: &mut Vec<u8>,
+        delta: &DeltaOut<'_>,
+        finish: Option<&str>,
+    ) {
+        self.prefix_of(meta, out);
+        out.extend_from_slice(br#","choices":[{"index":0,"delta":"#);
+        push_json(out, delta);
+        out.extend_from_slice(br#","logprobs":null,"finish_reason":"#);
+        push_json(out, &finish);
+        out.extend_from_slice(b"}]}\n\n");
+    }
+
+    /// `data: ` and the chunk's fields before `choices`.
+    fn prefix_of(&mut self, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
+        let prefix = self.prefix.get_or_insert_with(|| {
+            let meta = meta();
+            let mut prefix = Vec::with_capacity(128);
+            prefix.extend_from_slice(br#"{"id":"#);
+            push_json(&mut prefix, &meta.id);
+            prefix.extend_from_slice(br#","object":"chat.completion.chunk","created":"#);
+            push_json(&mut prefix, &meta.created);
+            prefix.extend_from_slice(br#","model":"#);
+            push_json(&mut prefix, &meta.model);
+            if let Some(fingerprint) = &meta.system_fingerprint {
+                prefix.extend_from_slice(br#","system_fingerprint":"#);
+                push_json(&mut prefix, fingerprint);
+            }
+            prefix
+        });
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(prefix);
+    }
+}
+
+/// OpenAI's `finish_reason` for a normalised stop; `called`: a call completed.
+pub(crate) fn finish_reason(stop: StopReason, called: bool) -> &'static str {
+    match stop {
+        StopReason::ToolUse => "tool_calls",
+        StopReason::MaxTokens => "length",
+        StopReason::ContentFilter => "content_filter",
+        _ if called => "tool_calls",
+        _ => "stop",
+    }
+}
+
+/// The error `code` of a turn that failed with a stream error of `kind`.
+pub(crate) fn error_code(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Truncated => "upstream_truncated",
+        ErrorKind::Provider => UPSTREAM_ERROR,
+        _ => "upstream_malformed",
+    }
+}
+
+/// OpenAI's `usage` object.
+pub(crate) fn usage_object(usage: &Usage) -> serde_json::Value {
+    let prompt = usage.input_tokens.unwrap_or(0);
+    let completion = usage.output_tokens.unwrap_or(0);
+    serde_json::json!({
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": usage.total_tokens.unwrap_or(prompt.saturating_add(completion)),
+    })
+}
+
+/// Appends `value` as JSON. Writing these types to a `Vec` cannot fail; if it
+/// ever did, `null` stands in.
+fn push_json(out: &mut Vec<u8>, value: &impl Serialize) {
+    let start = out.len();
+    if let Err(e) = serde_json::to_writer(&mut *out, value) {
+        tracing::debug!(error = %e, "a chunk field could not be written");
+        out.truncate(start);
+        out.extend_from_slice(b"null");
+    }
+}

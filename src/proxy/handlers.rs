@@ -1,0 +1,241 @@
+//! The front door's handlers: `POST /v1/chat/completions` (a stream of chunks
+//! or one answer), `GET /v1/models` passed through, and the error answers for
+//! everything else.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures::StreamExt;
+use http::StatusCode;
+use toolrouter_providers::{AdapterConfig, Wire};
+
+use super::chunks::ChunkWriter;
+use super::completion::CompletionBuilder;
+use super::error::{ApiError, INVALID_REQUEST};
+use super::request::ChatRequest;
+use super::turn::UpstreamTurn;
+use super::upstream::Upstream;
+use crate::detect::DetectConfig;
+use crate::router::RouteSession;
+
+/// What every request of one proxy shares.
+#[derive(Debug)]
+pub(crate) struct ProxyState {
+    pub(crate) upstream: Upstream,
+    pub(crate) wire: Wire,
+    pub(crate) detect: DetectConfig,
+    pub(crate) max_request_bytes: usize,
+    pub(crate) max_turn_bytes: usize,
+}
+
+/// `POST /v1/chat/completions`.
+pub(crate) async fn chat_completions(
+    State(state): State<Arc<ProxyState>>,
+    request: Request,
+) -> Response {
+    match chat(&state, request).await {
+        Ok(response) => response,
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn chat(state: &ProxyState, request: Request) -> Result<Response, ApiError> {
+    let client_key = client_key(request.headers());
+    let body = read_body(request.into_body(), state.max_request_bytes).await?;
+    tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
+    let chat = ChatRequest::read(&body)?;
+    drop(body);
+    let bytes = state
+        .upstream
+        .post_chat(chat.upstream_body, client_key.as_deref())
+        .await?;
+    let session = RouteSession::with_adapter_config(
+        state.wire,
+        Arc::new(chat.catalog),
+        state.detect.clone(),
+        AdapterConfig::default(),
+    );
+    let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes);
+    if chat.stream {
+        Ok(stream(
+            turn,
+            ChunkWriter::new(chat.include_usage),
+            chat.model,
+        ))
+    } else {
+        complete(turn, chat.model).await
+    }
+}
+
+/// The answer as an SSE stream of chunks. Dropping the body (the client went
+/// away) drops the upstream's response, which closes its connection.
+fn stream(turn: UpstreamTurn, writer: ChunkWriter, model: String) -> Response {
+    struct Streaming {
+        turn: UpstreamTurn,
+        writer: ChunkWriter,
+        events: Vec<crate::router::RouteEvent>,
+        model: String,
+    }
+    let state = Streaming {
+        turn,
+        writer,
+        events: Vec::new(),
+        model,
+    };
+    let frames = futures::stream::unfold(state, |mut s| async move {
+        loop {
+            if s.writer.ended() || !s.turn.next(&mut s.events).await {
+                return None;
+            }
+            let mut out = Vec::new();
+            let Streaming {
+                turn,
+                writer,
+                events,
+                model,
+            } = &mut s;
+            writer.write(events, &|| turn.meta(model), &mut out);
+            if !out.is_empty() {
+                return Some((Ok::<_, Infallible>(Bytes::from(out)), s));
+            }
+        }
+    });
+    let mut response = Response::new(Body::from_stream(frames));
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-cache"),
+    );
+    response
+}
+
+/// The answer in one piece.
+async fn complete(mut turn: UpstreamTurn, model: String) -> Result<Response, ApiError> {
+    let mut builder = CompletionBuilder::default();
+    let mut events = Vec::new();
+    while turn.next(&mut events).await {
+        builder.push(&mut events);
+        if builder.failed() {
+            break;
+        }
+    }
+    let completion = builder.build(turn.meta(&model))?;
+    Ok((
+        [(http::header::CONTENT_TYPE, "application/json")],
+        completion.to_string(),
+    )
+        .into_response())
+}
+
+/// `GET /v1/models` and `GET /v1/models/{id}`: the upstream's answer as it came.
+pub(crate) async fn models(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
+    let client_key = client_key(request.headers());
+    // The path as the client wrote it (still percent-encoded), below `/v1/`.
+    let path = request
+        .uri()
+        .path()
+        .strip_prefix("/v1/")
+        .unwrap_or("models")
+        .to_owned();
+    if path.split('/').any(is_dot_segment) {
+        // `models/../x` would reach another upstream path, with its key.
+        return ApiError::bad_request("a model id has no `.` or `..` path segment", None)
+            .into_response();
+    }
+    match state.upstream.get(&path, client_key.as_deref()).await {
+        Ok(passed) => {
+            let mut response = Response::new(Body::from(passed.body));
+            *response.status_mut() = passed.status;
+            let content_type = passed
+                .content_type
+                .unwrap_or_else(|| http::HeaderValue::from_static("application/json"));
+            response
+                .headers_mut()
+                .insert(http::header::CONTENT_TYPE, content_type);
+            response
+        }
+        Err(error) => error.into_response(),
+    }
+}
+
+/// `.` or `..`, written plainly or percent-encoded.
+fn is_dot_segment(segment: &str) -> bool {
+    let decoded = segment.replace("%2e", ".").replace("%2E", ".");
+    decoded == "." || decoded == ".."
+}
+
+/// Any other path.
+pub(crate) async fn not_found(request: Request) -> Response {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!(
+            "no such endpoint: {} {} (the proxy serves POST /v1/chat/completions and GET /v1/models)",
+            request.method(),
+            crate::core::echo(request.uri().path())
+        ),
+        INVALID_REQUEST,
+        Some("unknown_url"),
+    )
+    .into_response()
+}
+
+/// A known path with the wrong method.
+pub(crate) async fn method_not_allowed(request: Request) -> Response {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            crate::core::echo(request.uri().path())
+        ),
+        INVALID_REQUEST,
+        Some("method_not_allowed"),
+    )
+    .into_response()
+}
+
+/// The client's own key, `Authorization: Bearer KEY`.
+fn client_key(headers: &http::HeaderMap) -> Option<String> {
+    let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, key) = value.split_once(' ')?;
+    let key = key.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then(|| key.to_owned())
+}
+
+/// The request body, at most `max` bytes (`413` past it).
+async fn read_body(body: Body, max: usize) -> Result<Bytes, ApiError> {
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is over the proxy's limit of {max} bytes"),
+            INVALID_REQUEST,
+            Some("request_too_large"),
+        )
+    };
+    if http_body::Body::size_hint(&body)
+        .exact()
+        .is_some_and(|n| n > max as u64)
+    {
+        return Err(too_large());
+    }
+    let mut stream = body.into_data_stream();
+    let mut buf = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            ApiError::bad_request(format!("the request body could not be read: {e}"), None)
+        })?;
+        if buf.len() + chunk.len() > max {
+            return Err(too_large());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(buf))
+}

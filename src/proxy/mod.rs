@@ -1,0 +1,35 @@
+//! `toolrouter proxy`: the router in front of a model server, for apps that
+//! speak the OpenAI SDKs. A client's Chat Completions request goes upstream
+//! as it came; the upstream's answer comes back through a [`RouteSession`],
+//! so every call, whether the provider sent it structured or the model wrote
+//! it into its text in any dialect, reaches the client as a structured
+//! `tool_calls` entry, its arguments streamed as the detector reads them.
+//!
+//! [`serve_proxy`] binds and serves ([`ProxyOptions`], [`ProxyServer`]);
+//! `request.rs` reads the client's request, `upstream.rs` reaches the model
+//! server, `turn.rs` routes its answer, `chunks.rs` writes it as a stream of
+//! chunks and `completion.rs` as one answer; `error.rs` holds the OpenAI error
+//! shape every failure is answered in.
+//!
+//! [`RouteSession`]: crate::RouteSession
+
+mod chunks;
+mod completion;
+mod error;
+mod handlers;
+mod meta;
+mod options;
+mod request;
+mod server;
+mod turn;
+mod upstream;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::ProxyError;
+pub use options::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_BYTES,
+    DEFAULT_READ_TIMEOUT, ProxyOptions, UpstreamKey,
+};
+pub use server::{PROXY_BASE_PATH, ProxyServer, serve_proxy};

@@ -1,0 +1,259 @@
+//! `serve_proxy`: checks the options, binds, and serves the front door on the
+//! shared accept loop (`http_conn`: connection cap, header, body and idle
+//! timeouts), behind a Host/Origin guard and the optional bearer token.
+
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use http::StatusCode;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use toolrouter_providers::{ProviderProfile, Wire, find_profile};
+
+use super::error::{ApiError, INVALID_REQUEST, ProxyError};
+use super::handlers::{ProxyState, chat_completions, method_not_allowed, models, not_found};
+use super::options::{ProxyOptions, UpstreamKey};
+use super::upstream::Upstream;
+use crate::core::WireFormat;
+use crate::detect::text_formats;
+use crate::http_conn::{ConnLimits, Timeouts, constant_time_eq, serve_connections};
+
+/// The path the SDKs take as their base URL.
+pub const PROXY_BASE_PATH: &str = "/v1";
+
+/// A running proxy. Dropping it does not stop it; call
+/// [`shutdown`](Self::shutdown).
+#[derive(Debug)]
+pub struct ProxyServer {
+    local_addr: SocketAddr,
+    upstream: String,
+    shutdown: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl ProxyServer {
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The base URL an SDK takes (`http://127.0.0.1:PORT/v1`).
+    pub fn url(&self) -> String {
+        format!("http://{}{PROXY_BASE_PATH}", self.local_addr)
+    }
+
+    /// The upstream's base URL.
+    pub fn upstream(&self) -> &str {
+        &self.upstream
+    }
+
+    /// A token that stops the proxy when cancelled.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+
+    /// Stops accepting, lets the requests in flight finish, and waits.
+    pub async fn shutdown(self) {
+        self.shutdown.cancel();
+        self.wait().await;
+    }
+
+    /// Waits until the proxy stops (it runs until shut down).
+    pub async fn wait(self) {
+        if let Err(e) = self.task.await {
+            tracing::warn!(error = %e, "the proxy's accept loop ended abnormally");
+        }
+    }
+}
+
+/// Starts a proxy: binds `options.listen` and forwards to `options.upstream`.
+///
+/// Refused before binding: an unknown profile, a profile whose wire is not
+/// OpenAI Chat Completions, an upstream URL that is not `http(s)://`, a
+/// non-loopback address without [`allow_remote`](ProxyOptions::allow_remote)
+/// and a bearer token, and a bearer token together with
+/// [`UpstreamKey::Forward`] (both would read `Authorization`).
+pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyError> {
+    let found = find_profile(&options.provider).map_err(|_| ProxyError::UnknownProvider {
+        name: options.provider.clone(),
+    })?;
+    if found.wire != Wire::OpenAiChat {
+        return Err(ProxyError::UnsupportedWire {
+            provider: found.profile.name.clone(),
+            wire: found.wire.as_str(),
+        });
+    }
+    let ip = options.listen.ip();
+    if !ip.is_loopback() {
+        if !options.allow_remote {
+            return Err(ProxyError::RemoteBindRefused(options.listen));
+        }
+        if options.bearer_token.is_none() {
+            return Err(ProxyError::RemoteWithoutToken(options.listen));
+        }
+    }
+    if options.upstream_key == UpstreamKey::Forward && options.bearer_token.is_some() {
+        return Err(ProxyError::ForwardKeyWithToken);
+    }
+    let upstream = Upstream::new(&options, found.profile, found.wire)?;
+    let listener = tokio::net::TcpListener::bind(options.listen).await?;
+    let local_addr = listener.local_addr()?;
+    let upstream_base = upstream.base().to_owned();
+    let state = Arc::new(ProxyState {
+        upstream,
+        wire: found.wire,
+        detect: options
+            .detect
+            .clone()
+            .with_formats(profile_formats(found.profile)),
+        max_request_bytes: options.max_request_bytes,
+        max_turn_bytes: options.max_turn_bytes,
+    });
+    let router = front_door(state, &options);
+    let limits = ConnLimits {
+        timeouts: Timeouts {
+            header: options.header_timeout,
+            body: options.body_timeout,
+            idle: options.idle_timeout,
+        },
+        max_connections: options.max_connections,
+    };
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone();
+    let task = tokio::spawn(serve_connections(listener, router, limits, stop));
+    Ok(ProxyServer {
+        local_addr,
+        upstream: upstream_base,
+        shutdown,
+        task,
+    })
+}
+
+/// The routes and their guards: the log line, then the Host/Origin check,
+/// then the token.
+fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
+    let mut router = axum::Router::new()
+        .route(
+            "/v1/chat/completions",
+            post(chat_completions).fallback(method_not_allowed),
+        )
+        .route("/v1/models", get(models).fallback(method_not_allowed))
+        .route("/v1/models/{*id}", get(models).fallback(method_not_allowed))
+        .fallback(not_found)
+        .with_state(state);
+    if let Some(token) = &options.bearer_token {
+        let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
+        router = router.layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| {
+                let expected = Arc::clone(&expected);
+                async move { check_bearer(&expected, req, next).await }
+            },
+        ));
+    }
+    if !options.allow_remote {
+        router = router.layer(axum::middleware::from_fn(loopback_only));
+    }
+    router.layer(axum::middleware::from_fn(log_request))
+}
+
+/// The profile's text dialects this build reads.
+fn profile_formats(profile: &ProviderProfile) -> Vec<WireFormat> {
+    let readable = text_formats();
+    profile
+        .text_formats
+        .iter()
+        .filter_map(|name| match WireFormat::from_str(name) {
+            Ok(format) if readable.contains(&format) => Some(format),
+            _ => {
+                tracing::warn!(profile = %profile.name, dialect = %name, "a profile dialect this build does not read");
+                None
+            }
+        })
+        .collect()
+}
+
+/// One debug line per request: method, path, status, time to the answer's head.
+async fn log_request(req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let response = next.run(req).await;
+    tracing::debug!(
+        %method,
+        path = %crate::core::echo(&path),
+        status = response.status().as_u16(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "proxy request"
+    );
+    response
+}
+
+async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
+    let given = req
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+        next.run(req).await
+    } else {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token",
+            INVALID_REQUEST,
+            Some("invalid_api_key"),
+        )
+        .into_response()
+    }
+}
+
+/// A loopback proxy answers only requests addressed to a loopback name, from
+/// no browser page or a loopback one: a web page cannot reach it through DNS
+/// rebinding and spend the upstream's key.
+async fn loopback_only(req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let origin = req
+        .headers()
+        .get(http::header::ORIGIN)
+        .and_then(|v| v.to_str().ok());
+    let origin_ok = origin.is_none_or(|origin| {
+        ["http://", "https://"]
+            .iter()
+            .find_map(|scheme| origin.strip_prefix(scheme))
+            .is_some_and(is_loopback_authority)
+    });
+    if is_loopback_authority(host) && origin_ok {
+        return next.run(req).await;
+    }
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "the proxy listens on loopback only: requests must name a loopback host and come from no page or a loopback one",
+        INVALID_REQUEST,
+        Some("forbidden_host"),
+    )
+    .into_response()
+}
+
+/// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
+pub(super) fn is_loopback_authority(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').map_or("", |(host, _)| host),
+        None => authority
+            .rsplit_once(':')
+            .map_or(authority, |(host, _)| host),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}

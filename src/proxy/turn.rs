@@ -1,0 +1,83 @@
+//! `UpstreamTurn`: one upstream answer read through a [`RouteSession`],
+//! bounded in bytes. Both the streaming and the one-piece answer read it.
+
+use bytes::Bytes;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+
+use super::meta::{ChunkMeta, MetaSniffer};
+use super::upstream::error_chain;
+use crate::router::{RouteEvent, RouteSession};
+
+/// The upstream's byte stream, routed.
+pub(crate) struct UpstreamTurn {
+    bytes: BoxStream<'static, Result<Bytes, reqwest::Error>>,
+    session: RouteSession,
+    sniffer: MetaSniffer,
+    read: usize,
+    max_bytes: usize,
+    ended: bool,
+}
+
+impl UpstreamTurn {
+    /// Routes `bytes` through `session`, reading at most `max_bytes`.
+    pub(crate) fn new(
+        bytes: BoxStream<'static, Result<Bytes, reqwest::Error>>,
+        session: RouteSession,
+        max_bytes: usize,
+    ) -> Self {
+        Self {
+            bytes,
+            session,
+            sniffer: MetaSniffer::default(),
+            read: 0,
+            max_bytes,
+            ended: false,
+        }
+    }
+
+    /// Reads the next piece of the answer and appends the events it
+    /// completes; the last piece ends with the session's one `Finish`. Gives
+    /// `false` once the turn has ended (and appends nothing then).
+    pub(crate) async fn next(&mut self, out: &mut Vec<RouteEvent>) -> bool {
+        if self.ended {
+            return false;
+        }
+        match self.bytes.next().await {
+            Some(Ok(chunk)) => {
+                self.read = self.read.saturating_add(chunk.len());
+                if self.read > self.max_bytes {
+                    self.ended = true;
+                    self.session.abort(
+                        format!(
+                            "the upstream's answer is over the proxy's limit of {} bytes",
+                            self.max_bytes
+                        ),
+                        out,
+                    );
+                } else {
+                    self.sniffer.observe(&chunk);
+                    self.session.feed(&chunk, out);
+                }
+            }
+            Some(Err(e)) => {
+                self.ended = true;
+                self.session.abort(
+                    format!("the upstream's stream broke: {}", error_chain(&e)),
+                    out,
+                );
+            }
+            None => {
+                self.ended = true;
+                self.session.finish(out);
+            }
+        }
+        true
+    }
+
+    /// The answer's metadata as far as it is known (`fallback_model` when the
+    /// upstream names no model).
+    pub(crate) fn meta(&self, fallback_model: &str) -> ChunkMeta {
+        self.sniffer.meta(fallback_model)
+    }
+}

@@ -1,0 +1,240 @@
+//! `Upstream`: the model server behind the proxy: its URLs, its key, and the
+//! HTTP client that reaches it. An answer that is not a success becomes an
+//! `ApiError` carrying the upstream's status.
+
+use bytes::Bytes;
+use futures::StreamExt;
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use toolrouter_providers::{ProviderProfile, Wire};
+
+use super::error::{ApiError, ProxyError};
+use super::options::{ProxyOptions, UpstreamKey};
+use crate::chat::endpoint;
+
+/// The most bytes of an upstream's error answer read.
+const MAX_ERROR_BYTES: usize = 64 * 1024;
+
+/// The most bytes of a passed-through answer (`/v1/models`).
+const MAX_PASSED_BYTES: usize = 4 * 1024 * 1024;
+
+/// The upstream of one proxy.
+pub(crate) struct Upstream {
+    client: reqwest::Client,
+    profile: &'static ProviderProfile,
+    wire: Wire,
+    /// The base URL, without a trailing `/`.
+    base: String,
+    chat_url: String,
+    key_source: UpstreamKey,
+    /// The profile's key, read once.
+    env_key: Option<String>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("profile", &self.profile.name)
+            .field("chat_url", &self.chat_url)
+            .field("key_source", &self.key_source)
+            .field("env_key", &self.env_key.as_ref().map(|_| "…"))
+            .finish_non_exhaustive()
+    }
+}
+
+/// An answer passed through as it came (status, content type, body).
+pub(crate) struct Passed {
+    pub(crate) status: StatusCode,
+    pub(crate) content_type: Option<HeaderValue>,
+    pub(crate) body: Bytes,
+}
+
+impl Upstream {
+    /// The upstream of `options`, on `profile`'s `wire`.
+    pub(crate) fn new(
+        options: &ProxyOptions,
+        profile: &'static ProviderProfile,
+        wire: Wire,
+    ) -> Result<Self, ProxyError> {
+        let base = options.upstream.trim_end_matches('/').to_owned();
+        let chat = endpoint(&profile.name, wire, &base, "", None).map_err(|e| {
+            ProxyError::InvalidUpstream {
+                url: options.upstream.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        let mut client = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            // A redirect could carry the key elsewhere; the SDKs' base URLs
+            // do not redirect.
+            .redirect(reqwest::redirect::Policy::none());
+        if let Some(timeout) = options.read_timeout {
+            client = client.read_timeout(timeout);
+        }
+        let client = client
+            .build()
+            .map_err(|e| ProxyError::Client(e.to_string()))?;
+        Ok(Self {
+            client,
+            profile,
+            wire,
+            base,
+            chat_url: chat.url,
+            key_source: options.upstream_key,
+            env_key: profile.api_key_from_env(),
+        })
+    }
+
+    /// The base URL.
+    pub(crate) fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// Sends a chat request; a success gives its body as a byte stream.
+    pub(crate) async fn post_chat(
+        &self,
+        body: Vec<u8>,
+        client_key: Option<&str>,
+    ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, reqwest::Error>>, ApiError> {
+        let mut headers = self.auth_headers(client_key);
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            http::header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        let request = self.client.post(&self.chat_url).headers(headers).body(body);
+        let response = request.send().await.map_err(unreachable)?;
+        let status = response.status();
+        tracing::debug!(%status, "upstream answered");
+        if !status.is_success() {
+            let body = read_bounded(response, MAX_ERROR_BYTES).await;
+            tracing::trace!(body = %String::from_utf8_lossy(&body), "upstream error body");
+            return Err(ApiError::from_upstream(status, &body));
+        }
+        let json = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("application/json"));
+        if json {
+            // A server that ignored `stream: true`: its one answer is not a
+            // stream this wire's adapter reads.
+            return Err(ApiError::bad_gateway(
+                "the upstream answered with one JSON object, not the event stream the proxy asked for (`stream: true`)",
+                "upstream_not_streaming",
+            ));
+        }
+        Ok(response.bytes_stream().boxed())
+    }
+
+    /// `GET {base}/{path}`, passed through: a success as it came, a failure as
+    /// an `ApiError` with the upstream's status.
+    pub(crate) async fn get(
+        &self,
+        path: &str,
+        client_key: Option<&str>,
+    ) -> Result<Passed, ApiError> {
+        let url = format!("{}/{path}", self.base);
+        let response = self
+            .client
+            .get(&url)
+            .headers(self.auth_headers(client_key))
+            .send()
+            .await
+            .map_err(unreachable)?;
+        let status = response.status();
+        let content_type = response.headers().get(http::header::CONTENT_TYPE).cloned();
+        if !status.is_success() {
+            let body = read_bounded(response, MAX_ERROR_BYTES).await;
+            return Err(ApiError::from_upstream(status, &body));
+        }
+        let body = read_bounded(response, MAX_PASSED_BYTES + 1).await;
+        if body.len() > MAX_PASSED_BYTES {
+            return Err(ApiError::bad_gateway(
+                format!("the upstream's answer is over {MAX_PASSED_BYTES} bytes"),
+                "upstream_too_large",
+            ));
+        }
+        Ok(Passed {
+            status,
+            content_type,
+            body,
+        })
+    }
+
+    /// The key's headers in the profile's style, marked sensitive so that no
+    /// log prints them.
+    fn auth_headers(&self, client_key: Option<&str>) -> HeaderMap {
+        let key = match self.key_source {
+            UpstreamKey::Forward => client_key,
+            _ => self.env_key.as_deref(),
+        };
+        let mut headers = HeaderMap::new();
+        let Some(key) = key else { return headers };
+        let Ok(found) = endpoint(&self.profile.name, self.wire, &self.base, "", Some(key)) else {
+            return headers;
+        };
+        for (name, value) in found.headers {
+            if name == "content-type" {
+                continue;
+            }
+            let Ok(mut value) = HeaderValue::from_str(&value) else {
+                // A key that is no valid header value is not sent.
+                tracing::warn!(
+                    header = name,
+                    "the upstream key is not a valid header value"
+                );
+                continue;
+            };
+            value.set_sensitive(true);
+            headers.insert(HeaderName::from_static(name), value);
+        }
+        headers
+    }
+}
+
+/// A request that got no answer: `502` (`504` when it timed out).
+fn unreachable(e: reqwest::Error) -> ApiError {
+    let message = format!("cannot reach the upstream: {}", error_chain(&e));
+    if e.is_timeout() {
+        ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            message,
+            super::error::UPSTREAM_ERROR,
+            Some("upstream_timeout"),
+        )
+    } else {
+        ApiError::bad_gateway(message, "upstream_unreachable")
+    }
+}
+
+/// An error with its causes, `a: b: c`.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The first `max` bytes of an answer's body (fewer if it breaks off).
+async fn read_bounded(response: reqwest::Response, max: usize) -> Bytes {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        let room = max - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() >= max {
+            break;
+        }
+    }
+    Bytes::from(body)
+}

@@ -1,0 +1,185 @@
+//! The `toolrouter proxy` command: its first stderr line states the URL, the
+//! upstream's key comes from the profile's variable and is never logged (the
+//! bodies are, at trace level only), and a non-loopback address needs
+//! `--allow-remote` and `--token`.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+
+use crate::proxy::{fold, frames, recording, request};
+use crate::support::replay::{ReplayServer, Reply};
+use crate::support::toolrouter_bin;
+
+/// The running command; stopped when dropped (a failed assertion included).
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the command; gives the child and the URL its first stderr line states.
+fn start(upstream: &str, extra: &[&str], env: &[(&str, &str)]) -> (Running, String) {
+    let mut command = Command::new(toolrouter_bin());
+    command
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            upstream,
+            "--provider",
+            "vllm",
+        ])
+        .args(extra)
+        .env_remove("VLLM_API_KEY")
+        .env_remove("TOOLROUTER_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let logging = env.iter().any(|(key, _)| *key == "TOOLROUTER_LOG");
+    let mut child = Running(command.spawn().unwrap());
+    let mut stderr = BufReader::new(child.0.stderr.take().unwrap());
+    let expected_tail = format!(" -> {upstream}\n");
+    let url = loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "stderr ended");
+        let url = line
+            .strip_prefix("toolrouter: proxying at ")
+            .and_then(|rest| rest.strip_suffix(&expected_tail));
+        match url {
+            Some(url) => break url.to_owned(),
+            // With a log level set, log lines may come first.
+            None if logging => continue,
+            None => panic!("the first stderr line should state the URL: {line:?}"),
+        }
+    };
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/v1"),
+        "{url}"
+    );
+    child.0.stderr = Some(stderr.into_inner());
+    (child, url)
+}
+
+/// Stops the child and gives the rest of its stderr.
+fn stop(mut child: Running) -> String {
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    let mut rest = String::new();
+    child
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut rest)
+        .unwrap();
+    rest
+}
+
+#[tokio::test]
+async fn the_command_states_its_url_sends_the_profiles_key_and_never_logs_it() {
+    let file = recording("openai-compat.hermes-text.sse");
+    let upstream = ReplayServer::start(vec![Reply::sse(&file)]).await;
+    let key = "sk-env-key-7Hq2xV9mZ3";
+    let (child, url) = start(
+        upstream.base_url(),
+        &[],
+        &[("VLLM_API_KEY", key), ("TOOLROUTER_LOG", "trace")],
+    );
+    let response = reqwest::Client::new()
+        .post(format!("{url}/chat/completions"))
+        .bearer_auth("sk-what-the-app-sent")
+        .json(&request(true))
+        .send()
+        .await
+        .unwrap();
+    let folded = fold(&frames(response).await);
+    assert_eq!(folded.calls.len(), 1);
+    assert_eq!(folded.calls[0].1, "get_weather");
+    let received = upstream.received();
+    assert_eq!(
+        received[0].headers["authorization"],
+        format!("Bearer {key}")
+    );
+    let log = stop(child);
+    assert!(!log.contains(key), "the upstream key was logged:\n{log}");
+    assert!(
+        !log.contains("sk-what-the-app-sent"),
+        "the client's key was logged:\n{log}"
+    );
+    // Bodies at trace level, and only there.
+    assert!(log.contains("What is the weather in Paris?"), "{log}");
+}
+
+#[tokio::test]
+async fn without_trace_logging_no_body_is_logged() {
+    let file = recording("openai-compat.answer.sse");
+    let upstream = ReplayServer::start(vec![Reply::sse(&file)]).await;
+    let (child, url) = start(upstream.base_url(), &[], &[("TOOLROUTER_LOG", "debug")]);
+    let response = reqwest::Client::new()
+        .post(format!("{url}/chat/completions"))
+        .json(&request(false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let log = stop(child);
+    assert!(!log.contains("What is the weather in Paris?"), "{log}");
+    assert!(log.contains("proxy request"), "{log}");
+}
+
+#[tokio::test]
+async fn with_a_token_every_request_needs_it() {
+    let file = recording("openai-compat.answer.sse");
+    let upstream = ReplayServer::start(vec![Reply::sse(&file)]).await;
+    let (child, url) = start(upstream.base_url(), &["--token", "tok-123"], &[]);
+    let client = reqwest::Client::new();
+    let response = client.get(format!("{url}/models")).send().await.unwrap();
+    assert_eq!(response.status(), 401);
+    let response = client
+        .post(format!("{url}/chat/completions"))
+        .bearer_auth("tok-123")
+        .json(&json!({"model": "m", "messages": [], "stream": false}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    stop(child);
+}
+
+#[test]
+fn a_non_loopback_listen_needs_allow_remote_and_a_token() {
+    let run = |extra: &[&str]| {
+        Command::new(toolrouter_bin())
+            .args([
+                "proxy",
+                "--listen",
+                "0.0.0.0:0",
+                "--upstream",
+                "http://127.0.0.1:9/v1",
+                "--provider",
+                "vllm",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let output = run(&[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--allow-remote"));
+    let output = run(&["--allow-remote"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--token"));
+    // The client's key and a proxy token cannot both be `Authorization`.
+    let output = run(&["--allow-remote", "--token", "t", "--forward-key"]);
+    assert_eq!(output.status.code(), Some(2));
+}

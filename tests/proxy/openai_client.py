@@ -1,0 +1,175 @@
+"""An app using the official `openai` SDK against `toolrouter proxy`.
+
+Usage: openai_client.py SCENARIO BASE_URL [API_KEY]
+
+Each scenario makes its requests through the SDK and prints one JSON line of
+what the app saw, for tests/it/proxy_python.rs to check against hand-written
+expectations. The SDK never retries (max_retries=0), so a fault is seen once.
+"""
+
+import json
+import sys
+
+import openai
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "The current weather in a city",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string"},
+                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                },
+                "required": ["city"],
+            },
+        },
+    }
+]
+MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+def get_weather(city, unit="celsius"):
+    """The app's own tool."""
+    return "18 °C and sunny" if city == "Paris" else "unknown"
+
+
+def read_stream(stream):
+    """Folds a stream of chunks the way an app does; counts argument fragments."""
+    seen = {"content": "", "reasoning": "", "tool_calls": {}, "finish_reason": None,
+            "usage": None, "ids": set(), "models": set(), "chunks": 0}
+    for chunk in stream:
+        seen["chunks"] += 1
+        seen["ids"].add(chunk.id)
+        seen["models"].add(chunk.model)
+        if chunk.usage is not None:
+            seen["usage"] = chunk.usage.model_dump(exclude_none=True)
+        for choice in chunk.choices:
+            delta = choice.delta
+            if delta.content:
+                seen["content"] += delta.content
+            reasoning = getattr(delta, "reasoning_content", None)
+            if reasoning:
+                seen["reasoning"] += reasoning
+            for call in delta.tool_calls or []:
+                slot = seen["tool_calls"].setdefault(
+                    call.index, {"id": None, "type": None, "name": "", "arguments": "", "fragments": 0})
+                if call.id:
+                    slot["id"] = call.id
+                if call.type:
+                    slot["type"] = call.type
+                if call.function and call.function.name:
+                    slot["name"] += call.function.name
+                if call.function and call.function.arguments:
+                    slot["arguments"] += call.function.arguments
+                    slot["fragments"] += 1
+            if choice.finish_reason:
+                seen["finish_reason"] = choice.finish_reason
+    calls = [seen["tool_calls"][i] for i in sorted(seen["tool_calls"])]
+    for call in calls:
+        call["arguments"] = json.loads(call["arguments"])
+    return {
+        "content": seen["content"],
+        "reasoning": seen["reasoning"],
+        "tool_calls": calls,
+        "finish_reason": seen["finish_reason"],
+        "usage": seen["usage"],
+        "ids": sorted(seen["ids"]),
+        "models": sorted(seen["models"]),
+    }
+
+
+def read_completion(completion):
+    choice = completion.choices[0]
+    message = choice.message
+    return {
+        "id": completion.id,
+        "object": completion.object,
+        "model": completion.model,
+        "content": message.content,
+        "reasoning": getattr(message, "reasoning_content", None),
+        "tool_calls": [
+            {"id": c.id, "type": c.type, "name": c.function.name,
+             "arguments": json.loads(c.function.arguments)}
+            for c in message.tool_calls or []
+        ],
+        "finish_reason": choice.finish_reason,
+        "usage": completion.usage.model_dump(exclude_none=True) if completion.usage else None,
+    }
+
+
+def api_error(e):
+    return {
+        "class": type(e).__name__,
+        "status": getattr(e, "status_code", None),
+        "message": e.message,
+        "body": e.body,
+    }
+
+
+def main():
+    scenario, base_url = sys.argv[1], sys.argv[2]
+    api_key = sys.argv[3] if len(sys.argv) > 3 else "sk-client"
+    client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=30)
+    create = client.chat.completions.create
+    if scenario == "stream":
+        stream = create(model="m", messages=MESSAGES, tools=TOOLS, stream=True,
+                        stream_options={"include_usage": True})
+        out = read_stream(stream)
+    elif scenario == "complete":
+        out = read_completion(create(model="m", messages=MESSAGES, tools=TOOLS))
+    elif scenario == "loop":
+        messages = list(MESSAGES)
+        first = read_stream(create(model="m", messages=messages, tools=TOOLS, stream=True))
+        messages.append({
+            "role": "assistant",
+            "content": first["content"] or None,
+            "tool_calls": [
+                {"id": c["id"], "type": "function",
+                 "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                for c in first["tool_calls"]
+            ],
+        })
+        for call in first["tool_calls"]:
+            messages.append({"role": "tool", "tool_call_id": call["id"],
+                             "content": get_weather(**call["arguments"])})
+        second = read_stream(create(model="m", messages=messages, tools=TOOLS, stream=True))
+        out = {"first": first, "second": second}
+    elif scenario == "error":
+        try:
+            create(model="m", messages=MESSAGES, tools=TOOLS)
+            out = {"class": None}
+        except openai.APIStatusError as e:
+            out = api_error(e)
+    elif scenario == "stream_error":
+        content = ""
+        try:
+            for chunk in create(model="m", messages=MESSAGES, tools=TOOLS, stream=True):
+                for choice in chunk.choices:
+                    content += choice.delta.content or ""
+            out = {"class": None, "content": content}
+        except openai.APIError as e:
+            out = api_error(e)
+            out["content"] = content
+    elif scenario == "bad_request":
+        try:
+            create(model="m", messages="not a list of messages")
+            out = {"class": None}
+        except openai.APIStatusError as e:
+            out = api_error(e)
+    elif scenario == "disconnect":
+        stream = create(model="m", messages=MESSAGES, stream=True)
+        first = next(iter(stream))
+        stream.close()
+        out = {"first": first.choices[0].delta.content}
+    elif scenario == "models":
+        out = {"ids": [m.id for m in client.models.list()]}
+    else:
+        raise SystemExit(f"unknown scenario {scenario}")
+    print(json.dumps(out, ensure_ascii=False))
+
+
+main()
