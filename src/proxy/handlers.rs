@@ -177,7 +177,7 @@ pub(crate) async fn not_found(request: Request) -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
         format!(
-            "no such endpoint: {} {} (the proxy serves POST /v1/chat/completions and GET /v1/models)",
+            "no such endpoint: {} {} (the proxy serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)",
             request.method(),
             crate::core::echo(request.uri().path())
         ),
@@ -202,16 +202,23 @@ pub(crate) async fn method_not_allowed(request: Request) -> Response {
     .into_response()
 }
 
-/// The client's own key, `Authorization: Bearer KEY`.
-fn client_key(headers: &http::HeaderMap) -> Option<String> {
-    let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, key) = value.split_once(' ')?;
-    let key = key.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then(|| key.to_owned())
+/// The client's own key: `Authorization: Bearer KEY`, else `x-api-key: KEY`
+/// (the Anthropic SDKs' header).
+pub(super) fn client_key(headers: &http::HeaderMap) -> Option<String> {
+    let bearer = || {
+        let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+        let (scheme, key) = value.split_once(' ')?;
+        let key = key.trim();
+        (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then(|| key.to_owned())
+    };
+    bearer().or_else(|| {
+        let key = headers.get("x-api-key")?.to_str().ok()?.trim();
+        (!key.is_empty()).then(|| key.to_owned())
+    })
 }
 
 /// The request body, at most `max` bytes (`413` past it).
-async fn read_body(body: Body, max: usize) -> Result<Bytes, ApiError> {
+pub(super) async fn read_body(body: Body, max: usize) -> Result<Bytes, ApiError> {
     let too_large = || {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -13,6 +13,7 @@
 //!
 //! [`RouteSession`]: crate::RouteSession
 
+mod anthropic;
 mod chunks;
 mod completion;
 mod error;
