@@ -174,7 +174,7 @@ fn is_dot_segment(segment: &str) -> bool {
 
 /// Any other path.
 pub(crate) async fn not_found(request: Request) -> Response {
-    ApiError::new(
+    let error = ApiError::new(
         StatusCode::NOT_FOUND,
         format!(
             "no such endpoint: {} {} (the proxy serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)",
@@ -183,13 +183,13 @@ pub(crate) async fn not_found(request: Request) -> Response {
         ),
         INVALID_REQUEST,
         Some("unknown_url"),
-    )
-    .into_response()
+    );
+    super::anthropic::error_for_path(request.uri().path(), error)
 }
 
 /// A known path with the wrong method.
 pub(crate) async fn method_not_allowed(request: Request) -> Response {
-    ApiError::new(
+    let error = ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         format!(
             "{} is not allowed on {}",
@@ -198,8 +198,8 @@ pub(crate) async fn method_not_allowed(request: Request) -> Response {
         ),
         INVALID_REQUEST,
         Some("method_not_allowed"),
-    )
-    .into_response()
+    );
+    super::anthropic::error_for_path(request.uri().path(), error)
 }
 
 /// The client's own key: `Authorization: Bearer KEY`, else `x-api-key: KEY`

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use axum::extract::Request;
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use http::StatusCode;
 use tokio::task::JoinHandle;
@@ -210,13 +210,13 @@ async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
     if allowed {
         next.run(req).await
     } else {
-        ApiError::new(
+        let error = ApiError::new(
             StatusCode::UNAUTHORIZED,
             "missing or wrong bearer token",
             INVALID_REQUEST,
             Some("invalid_api_key"),
-        )
-        .into_response()
+        );
+        super::anthropic::error_for_path(req.uri().path(), error)
     }
 }
 
@@ -242,13 +242,13 @@ async fn loopback_only(req: Request, next: Next) -> Response {
     if is_loopback_authority(host) && origin_ok {
         return next.run(req).await;
     }
-    ApiError::new(
+    let error = ApiError::new(
         StatusCode::FORBIDDEN,
         "the proxy listens on loopback only: requests must name a loopback host and come from no page or a loopback one",
         INVALID_REQUEST,
         Some("forbidden_host"),
-    )
-    .into_response()
+    );
+    super::anthropic::error_for_path(req.uri().path(), error)
 }
 
 /// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.

@@ -458,3 +458,37 @@ async fn the_anthropic_sdk_sees_each_fault_as_its_own_error() {
     assert_eq!(upstream.received().len(), 3);
     proxy.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_token_and_the_forwarded_key_are_read_from_x_api_key() {
+    use toolrouter::{ProxyOptions, UpstreamKey};
+    let upstream = ReplayServer::start(vec![
+        Reply::sse(recording("openai-compat.answer.sse")),
+        Reply::sse(recording("openai-compat.answer.sse")),
+    ])
+    .await;
+    let options = || ProxyOptions::new("127.0.0.1:0".parse().unwrap(), upstream.base_url(), "vllm");
+    let guarded = crate::proxy::proxy_with(options().with_bearer_token("sk-ant-client")).await;
+    // `post` sends `x-api-key: sk-ant-client`: the token.
+    assert_eq!(post(&guarded, &request(false)).await.status(), 200);
+    let response = reqwest::Client::new()
+        .post(format!("{}/messages", guarded.url()))
+        .header("x-api-key", "wrong")
+        .json(&request(false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["type"], "error");
+    assert_eq!(body["error"]["type"], "authentication_error");
+    guarded.shutdown().await;
+
+    let forwarding =
+        crate::proxy::proxy_with(options().with_upstream_key(UpstreamKey::Forward)).await;
+    assert_eq!(post(&forwarding, &request(false)).await.status(), 200);
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1].headers["authorization"], "Bearer sk-ant-client");
+    forwarding.shutdown().await;
+}

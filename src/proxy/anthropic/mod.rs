@@ -184,6 +184,19 @@ pub(crate) fn message_id(id: &str) -> String {
     }
 }
 
+/// An error answer for a request to `path`: Anthropic's shape on the
+/// Anthropic door (`/v1/messages…`), OpenAI's elsewhere.
+pub(crate) fn error_for_path(path: &str, error: ApiError) -> Response {
+    let anthropic = path
+        .strip_prefix("/v1/messages")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    if anthropic {
+        anthropic_error(&error)
+    } else {
+        error.into_response()
+    }
+}
+
 /// Anthropic's error `type` for a status.
 fn error_type(status: StatusCode) -> &'static str {
     match status.as_u16() {
@@ -211,12 +224,19 @@ pub(crate) fn anthropic_error(error: &ApiError) -> Response {
         "type": "error",
         "error": {"type": error_type(error.status), "message": message},
     });
-    (
+    let mut response = (
         error.status,
         [(http::header::CONTENT_TYPE, "application/json")],
         body.to_string(),
     )
-        .into_response()
+        .into_response();
+    if error.status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            http::header::WWW_AUTHENTICATE,
+            http::HeaderValue::from_static("Bearer"),
+        );
+    }
+    response
 }
 
 #[cfg(test)]
