@@ -114,6 +114,7 @@ async fn a_hermes_call_in_the_text_streams_as_a_tool_use_block_before_the_upstre
     assert!(read.is_ok(), "the input was held back: {text}");
     assert!(released);
     let events = events(&text);
+    assert_blocks_in_order(&events);
     let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
     let mut runs = names.clone();
     runs.dedup();
@@ -491,4 +492,64 @@ async fn the_token_and_the_forwarded_key_are_read_from_x_api_key() {
     assert_eq!(received.len(), 2);
     assert_eq!(received[1].headers["authorization"], "Bearer sk-ant-client");
     forwarding.shutdown().await;
+}
+
+/// At most one block open at a time, started, written and stopped in order.
+fn assert_blocks_in_order(events: &[(String, Value)]) {
+    let mut open: Option<u64> = None;
+    let mut next = 0;
+    for (name, data) in events {
+        match name.as_str() {
+            "content_block_start" => {
+                assert_eq!(open, None, "a block starts while another is open");
+                assert_eq!(data["index"], next);
+                open = Some(next);
+                next += 1;
+            }
+            "content_block_delta" => assert_eq!(Some(data["index"].as_u64().unwrap()), open),
+            "content_block_stop" => {
+                assert_eq!(Some(data["index"].as_u64().unwrap()), open);
+                open = None;
+            }
+            _ => assert_eq!(open, None, "{name} inside a block"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn interleaved_structured_calls_become_one_tool_use_block_after_another() {
+    // OpenAI streams the arguments of two parallel calls interleaved; Anthropic
+    // blocks cannot interleave: the second waits, its fragments kept in order.
+    let stream = crate::support::shared_dir().join("fixtures/streams/openai-chat.interleaved.sse");
+    let upstream = ReplayServer::start(vec![Reply::sse(&stream)]).await;
+    let proxy = proxy_for(&upstream).await;
+    let response = post(&proxy, &request(true)).await;
+    let events = events(&response.text().await.unwrap());
+    assert_blocks_in_order(&events);
+    let starts: Vec<&Value> = events
+        .iter()
+        .filter(|(n, _)| n == "content_block_start")
+        .map(|(_, d)| &d["content_block"])
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            &json!({"type": "tool_use", "id": "call_A1", "name": "get_weather", "input": {}}),
+            &json!({"type": "tool_use", "id": "call_B2", "name": "get_time", "input": {}}),
+        ]
+    );
+    assert_eq!(
+        json_fragments(&events, 0),
+        ["{\"ci", "ty\":\"Pa", "ris\",\"uni", "t\":\"celsius\"}"]
+    );
+    assert_eq!(
+        json_fragments(&events, 1),
+        ["{\"tim", "ezone\":\"", "Asia/Tokyo\"}"]
+    );
+    assert_eq!(
+        events[events.len() - 2].1["delta"]["stop_reason"],
+        "tool_use"
+    );
+    assert_eq!(events[0].1["message"]["model"], "gpt-4.1-2025-04-14");
+    proxy.shutdown().await;
 }

@@ -23,14 +23,19 @@ enum Open {
     Call(usize),
 }
 
-/// A call the client has been told about.
+/// A call the router began. Blocks cannot interleave: a call that begins
+/// while another call's block is open waits, its fragments kept, until that
+/// call ends (an upstream may stream parallel calls' arguments interleaved).
 #[derive(Debug)]
 struct Announced {
     route_index: usize,
-    /// Its content block's index.
-    block: usize,
+    id: String,
     name: String,
     format: WireFormat,
+    /// Its content block's index, once the block started.
+    block: Option<usize>,
+    /// Fragments read before its block started.
+    waiting: Vec<String>,
     args_sent: bool,
     ended: bool,
 }
@@ -87,17 +92,17 @@ impl EventWriter {
                 name,
                 format,
             }) => {
-                let block = json!({"type": "tool_use", "id": id, "name": name, "input": {}});
-                let position = self.calls.len();
-                let block_index = self.start_block(Open::Call(position), block, meta, out);
                 self.calls.push(Announced {
                     route_index: index,
-                    block: block_index,
+                    id,
                     name,
                     format,
+                    block: None,
+                    waiting: Vec::new(),
                     args_sent: false,
                     ended: false,
                 });
+                self.start_waiting(false, meta, out);
             }
             RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
                 self.arguments(index, &fragment, out);
@@ -112,6 +117,7 @@ impl EventWriter {
                     self.arguments(index, &text, out);
                 }
                 self.calls[pos].ended = true;
+                self.start_waiting(false, meta, out);
             }
             RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
                 let open = self
@@ -240,13 +246,37 @@ impl EventWriter {
         if fragment.is_empty() || self.calls[pos].ended {
             return;
         }
-        self.calls[pos].args_sent |= !fragment.trim().is_empty();
-        let delta = json!({"type": "input_json_delta", "partial_json": fragment});
-        event(
-            out,
-            "content_block_delta",
-            &json!({"type": "content_block_delta", "index": self.calls[pos].block, "delta": delta}),
-        );
+        let call = &mut self.calls[pos];
+        call.args_sent |= !fragment.trim().is_empty();
+        match call.block {
+            Some(block) => json_delta(out, block, fragment),
+            None => call.waiting.push(fragment.to_owned()),
+        }
+    }
+
+    /// Starts the blocks of the calls that wait, in the order they began,
+    /// while no call's block is open unfinished; `all`: start every one (the
+    /// answer ends).
+    fn start_waiting(&mut self, all: bool, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
+        loop {
+            if !all
+                && let Some(Open::Call(pos)) = self.open
+                && !self.calls[pos].ended
+            {
+                return;
+            }
+            let Some(pos) = self.calls.iter().position(|c| c.block.is_none()) else {
+                return;
+            };
+            let call = &self.calls[pos];
+            let block = json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}});
+            let index = self.start_block(Open::Call(pos), block, meta, out);
+            let call = &mut self.calls[pos];
+            call.block = Some(index);
+            for fragment in std::mem::take(&mut call.waiting) {
+                json_delta(out, index, &fragment);
+            }
+        }
     }
 
     fn finish(
@@ -271,6 +301,7 @@ impl EventWriter {
             self.fail(&why, out);
             return;
         }
+        self.start_waiting(true, meta, out);
         self.start(meta, out);
         self.close_block(out);
         let reason = stop_reason(stop, self.calls.iter().any(|c| c.ended));
@@ -316,6 +347,16 @@ pub(crate) fn stop_reason(stop: StopReason, called: bool) -> &'static str {
         StopReason::PauseTurn => "pause_turn",
         _ => "end_turn",
     }
+}
+
+/// An `input_json_delta` of block `index`.
+fn json_delta(out: &mut Vec<u8>, index: usize, fragment: &str) {
+    let delta = json!({"type": "input_json_delta", "partial_json": fragment});
+    event(
+        out,
+        "content_block_delta",
+        &json!({"type": "content_block_delta", "index": index, "delta": delta}),
+    );
 }
 
 /// `event: NAME` and its `data:` line.
