@@ -553,3 +553,54 @@ async fn interleaved_structured_calls_become_one_tool_use_block_after_another() 
     assert_eq!(events[0].1["message"]["model"], "gpt-4.1-2025-04-14");
     proxy.shutdown().await;
 }
+
+/// A hand-written upstream answer: reasoning, then text cut by the token limit.
+fn cut_by_length() -> Vec<String> {
+    let chunk = |delta: Value, finish: Value| {
+        let chunk = json!({"id": "chatcmpl-len1", "object": "chat.completion.chunk", "created": 1,
+            "model": "m-upstream", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {chunk}\n\n")
+    };
+    vec![
+        chunk(
+            json!({"role": "assistant", "reasoning_content": "Think"}),
+            Value::Null,
+        ),
+        chunk(json!({"reasoning_content": "ing."}), Value::Null),
+        chunk(json!({"content": "It is"}), Value::Null),
+        chunk(json!({}), json!("length")),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+}
+
+#[tokio::test]
+async fn reasoning_becomes_a_thinking_block_and_length_is_max_tokens() {
+    let upstream = ReplayServer::start(vec![
+        Reply::frames(cut_by_length()),
+        Reply::frames(cut_by_length()),
+    ])
+    .await;
+    let proxy = proxy_for(&upstream).await;
+    let message: Value = post(&proxy, &request(false)).await.json().await.unwrap();
+    assert_eq!(message["id"], "msg_len1");
+    assert_eq!(message["model"], "m-upstream");
+    assert_eq!(
+        message["content"],
+        json!([{"type": "thinking", "thinking": "Thinking.", "signature": ""},
+               {"type": "text", "text": "It is"}])
+    );
+    assert_eq!(message["stop_reason"], "max_tokens");
+    assert_eq!(message["stop_sequence"], Value::Null);
+
+    let response = post(&proxy, &request(true)).await;
+    let events = events(&response.text().await.unwrap());
+    assert_blocks_in_order(&events);
+    assert_eq!(block_text(&events, 0, "thinking"), "Thinking.");
+    assert_eq!(block_text(&events, 1, "text"), "It is");
+    assert_eq!(
+        events[events.len() - 2].1["delta"]["stop_reason"],
+        "max_tokens"
+    );
+    assert_eq!(events.last().unwrap().0, "message_stop");
+    proxy.shutdown().await;
+}
