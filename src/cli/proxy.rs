@@ -1,4 +1,5 @@
-//! `toolrouter proxy`: an OpenAI-compatible API in front of a model server,
+//! `toolrouter proxy`: an OpenAI-compatible API (and Anthropic's Messages
+//! API) in front of a model server,
 //! whose answers come back through the router (`toolrouter::serve_proxy`).
 
 use std::net::SocketAddr;
@@ -18,7 +19,8 @@ use super::setup::runtime;
 #[derive(Debug, Args)]
 pub(crate) struct ProxyArgs {
     /// Listen at ADDR (loopback by default; port 0 picks a free port). The
-    /// SDKs' base URL is `http://ADDR/v1`.
+    /// OpenAI SDKs' base URL is `http://ADDR/v1`, the Anthropic SDKs'
+    /// `http://ADDR` (`POST /v1/messages`).
     #[arg(long, value_name = "ADDR")]
     listen: SocketAddr,
     /// The upstream's base URL, as its SDK takes it
@@ -32,14 +34,15 @@ pub(crate) struct ProxyArgs {
     /// variable is read.
     #[arg(long, value_name = "NAME")]
     provider: String,
-    /// Require `Authorization: Bearer TOKEN` on every request.
+    /// Require `Authorization: Bearer TOKEN` (or `x-api-key: TOKEN`) on every
+    /// request.
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
     /// Allow a non-loopback --listen (needs --token).
     #[arg(long)]
     allow_remote: bool,
-    /// Send the client's own `Authorization: Bearer` key upstream instead of
-    /// the profile's environment variable.
+    /// Send the client's own key upstream (`Authorization: Bearer`, else
+    /// `x-api-key`) instead of the profile's environment variable.
     #[arg(long, conflicts_with = "token")]
     forward_key: bool,
     /// Seconds a client has to send a request's head (0: no limit).

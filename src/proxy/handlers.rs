@@ -174,22 +174,22 @@ fn is_dot_segment(segment: &str) -> bool {
 
 /// Any other path.
 pub(crate) async fn not_found(request: Request) -> Response {
-    ApiError::new(
+    let error = ApiError::new(
         StatusCode::NOT_FOUND,
         format!(
-            "no such endpoint: {} {} (the proxy serves POST /v1/chat/completions and GET /v1/models)",
+            "no such endpoint: {} {} (the proxy serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)",
             request.method(),
             crate::core::echo(request.uri().path())
         ),
         INVALID_REQUEST,
         Some("unknown_url"),
-    )
-    .into_response()
+    );
+    super::anthropic::error_for_path(request.uri().path(), error)
 }
 
 /// A known path with the wrong method.
 pub(crate) async fn method_not_allowed(request: Request) -> Response {
-    ApiError::new(
+    let error = ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         format!(
             "{} is not allowed on {}",
@@ -198,20 +198,27 @@ pub(crate) async fn method_not_allowed(request: Request) -> Response {
         ),
         INVALID_REQUEST,
         Some("method_not_allowed"),
-    )
-    .into_response()
+    );
+    super::anthropic::error_for_path(request.uri().path(), error)
 }
 
-/// The client's own key, `Authorization: Bearer KEY`.
-fn client_key(headers: &http::HeaderMap) -> Option<String> {
-    let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, key) = value.split_once(' ')?;
-    let key = key.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then(|| key.to_owned())
+/// The client's own key: `Authorization: Bearer KEY`, else `x-api-key: KEY`
+/// (the Anthropic SDKs' header).
+pub(super) fn client_key(headers: &http::HeaderMap) -> Option<String> {
+    let bearer = || {
+        let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+        let (scheme, key) = value.split_once(' ')?;
+        let key = key.trim();
+        (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then(|| key.to_owned())
+    };
+    bearer().or_else(|| {
+        let key = headers.get("x-api-key")?.to_str().ok()?.trim();
+        (!key.is_empty()).then(|| key.to_owned())
+    })
 }
 
 /// The request body, at most `max` bytes (`413` past it).
-async fn read_body(body: Body, max: usize) -> Result<Bytes, ApiError> {
+pub(super) async fn read_body(body: Body, max: usize) -> Result<Bytes, ApiError> {
     let too_large = || {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,

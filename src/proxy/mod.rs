@@ -5,6 +5,10 @@
 //! it into its text in any dialect, reaches the client as a structured
 //! `tool_calls` entry, its arguments streamed as the detector reads them.
 //!
+//! The Anthropic Messages door (`anthropic/`, `POST /v1/messages`) translates
+//! an Anthropic SDK's request into Chat Completions before the same upstream
+//! and writes the routed answer back as Anthropic events or one `message`.
+//!
 //! [`serve_proxy`] binds and serves ([`ProxyOptions`], [`ProxyServer`]);
 //! `request.rs` reads the client's request, `upstream.rs` reaches the model
 //! server, `turn.rs` routes its answer, `chunks.rs` writes it as a stream of
@@ -13,6 +17,7 @@
 //!
 //! [`RouteSession`]: crate::RouteSession
 
+mod anthropic;
 mod chunks;
 mod completion;
 mod error;

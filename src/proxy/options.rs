@@ -26,8 +26,8 @@ pub enum UpstreamKey {
     /// `VLLM_API_KEY`, …), read once at start; no key when it is unset.
     #[default]
     Profile,
-    /// The client's own `Authorization: Bearer` key, sent on in the
-    /// profile's header style; no key when the client sent none.
+    /// The client's own `Authorization: Bearer` key (else its `x-api-key`),
+    /// sent on in the profile's header style; no key when the client sent none.
     Forward,
 }
 
@@ -43,7 +43,8 @@ pub struct ProxyOptions {
     /// The upstream's provider profile (`vllm`, `llamacpp`, `openai`, …): its
     /// wire, the dialects its models write calls in, its key variable.
     pub provider: String,
-    /// The `Authorization: Bearer` token every request must carry, if any.
+    /// The token every request must carry, if any, as `Authorization: Bearer`
+    /// or `x-api-key`.
     pub bearer_token: Option<String>,
     /// Allows a non-loopback `listen` (which also needs a bearer token).
     pub allow_remote: bool,

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use axum::extract::Request;
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use http::StatusCode;
 use tokio::task::JoinHandle;
@@ -143,6 +143,10 @@ fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
             "/v1/chat/completions",
             post(chat_completions).fallback(method_not_allowed),
         )
+        .route(
+            "/v1/messages",
+            post(super::anthropic::messages).fallback(method_not_allowed),
+        )
         .route("/v1/models", get(models).fallback(method_not_allowed))
         .route("/v1/models/{*id}", get(models).fallback(method_not_allowed))
         .fallback(not_found)
@@ -195,21 +199,24 @@ async fn log_request(req: Request, next: Next) -> Response {
 }
 
 async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
-    let given = req
-        .headers()
-        .get(http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+    let allowed = {
+        let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
+        let given = header(http::header::AUTHORIZATION.as_str()).unwrap_or("");
+        // The Anthropic SDKs send their key as `x-api-key: T`.
+        let api_key = header("x-api-key").map(|key| format!("Bearer {key}"));
+        let matches = |given: &str| constant_time_eq(given.as_bytes(), expected.as_bytes());
+        matches(given) || api_key.as_deref().is_some_and(matches)
+    };
+    if allowed {
         next.run(req).await
     } else {
-        ApiError::new(
+        let error = ApiError::new(
             StatusCode::UNAUTHORIZED,
             "missing or wrong bearer token",
             INVALID_REQUEST,
             Some("invalid_api_key"),
-        )
-        .into_response()
+        );
+        super::anthropic::error_for_path(req.uri().path(), error)
     }
 }
 
@@ -235,13 +242,13 @@ async fn loopback_only(req: Request, next: Next) -> Response {
     if is_loopback_authority(host) && origin_ok {
         return next.run(req).await;
     }
-    ApiError::new(
+    let error = ApiError::new(
         StatusCode::FORBIDDEN,
         "the proxy listens on loopback only: requests must name a loopback host and come from no page or a loopback one",
         INVALID_REQUEST,
         Some("forbidden_host"),
-    )
-    .into_response()
+    );
+    super::anthropic::error_for_path(req.uri().path(), error)
 }
 
 /// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.

@@ -14,6 +14,7 @@ mod gateway_liveness;
 mod gateway_server;
 mod peer_vectors;
 mod proxy;
+mod proxy_anthropic;
 mod proxy_cli;
 mod proxy_faults;
 mod proxy_python;

@@ -325,7 +325,13 @@ impl Entry {
     /// The value goes on with `input[from..to]`, which directly follows its
     /// text so far in the region.
     #[inline(always)]
-    pub(super) fn push_value(&mut self, sink: &mut CallSink<'_>, input: &str, from: usize, to: usize) {
+    pub(super) fn push_value(
+        &mut self,
+        sink: &mut CallSink<'_>,
+        input: &str,
+        from: usize,
+        to: usize,
+    ) {
         if from == to {
             return;
         }

@@ -43,9 +43,15 @@ pub fn python_with_mcp() -> PathBuf {
 }
 
 /// A Python interpreter with the official `openai` SDK importable (the same
-/// venv; `anthropic` comes with it, for the proxy's next front door).
+/// venv; `anthropic` comes with it).
 pub fn python_with_openai() -> PathBuf {
     python_with("openai", &["openai>=1.50", "anthropic>=0.40"])
+}
+
+/// A Python interpreter with the official `anthropic` SDK importable (the
+/// same venv and packages as [`python_with_openai`]).
+pub fn python_with_anthropic() -> PathBuf {
+    python_with("anthropic", &["openai>=1.50", "anthropic>=0.40"])
 }
 
 /// The cache's venv, with `specs` installed unless `module` already imports.

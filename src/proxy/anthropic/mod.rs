@@ -1,0 +1,243 @@
+//! The Anthropic Messages front door, `POST /v1/messages`, before the same
+//! OpenAI-compatible upstream: `request.rs` translates the client's request
+//! into a Chat Completions one, the upstream's answer is routed as for the
+//! OpenAI door, and `stream.rs` writes it as Anthropic SSE events; the
+//! one-piece answer is the OpenAI door's completion, translated here into a
+//! `message`. Every fault is answered in Anthropic's error shape.
+
+mod request;
+mod stream;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http::StatusCode;
+use serde_json::{Value, json};
+use toolrouter_providers::AdapterConfig;
+
+use self::request::MessagesRequest;
+use self::stream::EventWriter;
+use super::completion::CompletionBuilder;
+use super::error::ApiError;
+use super::handlers::{ProxyState, client_key, read_body};
+use super::turn::UpstreamTurn;
+use crate::router::RouteSession;
+
+/// `POST /v1/messages`.
+pub(crate) async fn messages(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
+    match handle(&state, request).await {
+        Ok(response) => response,
+        Err(error) => anthropic_error(&error),
+    }
+}
+
+async fn handle(state: &ProxyState, request: Request) -> Result<Response, ApiError> {
+    let client_key = client_key(request.headers());
+    let body = read_body(request.into_body(), state.max_request_bytes).await?;
+    tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
+    let request = MessagesRequest::read(&body)?;
+    drop(body);
+    let bytes = state
+        .upstream
+        .post_chat(request.upstream_body, client_key.as_deref())
+        .await?;
+    let session = RouteSession::with_adapter_config(
+        state.wire,
+        Arc::new(request.catalog),
+        state.detect.clone(),
+        AdapterConfig::default(),
+    );
+    let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes);
+    if request.stream {
+        Ok(stream(turn, request.model))
+    } else {
+        complete(turn, &request.model).await
+    }
+}
+
+/// The answer as Anthropic SSE events. Dropping the body (the client went
+/// away) drops the upstream's response, which closes its connection.
+fn stream(turn: UpstreamTurn, model: String) -> Response {
+    struct Streaming {
+        turn: UpstreamTurn,
+        writer: EventWriter,
+        events: Vec<crate::router::RouteEvent>,
+        model: String,
+    }
+    let state = Streaming {
+        turn,
+        writer: EventWriter::default(),
+        events: Vec::new(),
+        model,
+    };
+    let frames = futures::stream::unfold(state, |mut s| async move {
+        loop {
+            if s.writer.ended() || !s.turn.next(&mut s.events).await {
+                return None;
+            }
+            let mut out = Vec::new();
+            let Streaming {
+                turn,
+                writer,
+                events,
+                model,
+            } = &mut s;
+            writer.write(events, &|| turn.meta(model), &mut out);
+            if !out.is_empty() {
+                return Some((Ok::<_, Infallible>(Bytes::from(out)), s));
+            }
+        }
+    });
+    let mut response = Response::new(Body::from_stream(frames));
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-cache"),
+    );
+    response
+}
+
+/// The answer in one piece: the OpenAI door's completion, as a `message`.
+async fn complete(mut turn: UpstreamTurn, model: &str) -> Result<Response, ApiError> {
+    let mut builder = CompletionBuilder::default();
+    let mut events = Vec::new();
+    while turn.next(&mut events).await {
+        builder.push(&mut events);
+        if builder.failed() {
+            break;
+        }
+    }
+    let completion = builder.build(turn.meta(model))?;
+    let message = message_of(&completion);
+    Ok((
+        [(http::header::CONTENT_TYPE, "application/json")],
+        message.to_string(),
+    )
+        .into_response())
+}
+
+/// A `chat.completion` as an Anthropic `message`: a `thinking` block for the
+/// reasoning, a `text` block for the text and the refusal, a `tool_use` block
+/// per call.
+fn message_of(completion: &Value) -> Value {
+    let choice = &completion["choices"][0];
+    let message = &choice["message"];
+    let mut content = Vec::new();
+    if let Some(reasoning) = message["reasoning_content"].as_str() {
+        content.push(json!({"type": "thinking", "thinking": reasoning, "signature": ""}));
+    }
+    let text = [&message["content"], &message["refusal"]]
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect::<String>();
+    if !text.is_empty() {
+        content.push(json!({"type": "text", "text": text}));
+    }
+    let calls = message["tool_calls"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    for call in calls {
+        let arguments = call["function"]["arguments"].as_str().unwrap_or("{}");
+        let input: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
+        content.push(json!({
+            "type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": input,
+        }));
+    }
+    let stop = match choice["finish_reason"].as_str() {
+        Some("tool_calls") => "tool_use",
+        Some("length") => "max_tokens",
+        Some("content_filter") => "refusal",
+        _ => "end_turn",
+    };
+    let usage = &completion["usage"];
+    json!({
+        "id": message_id(completion["id"].as_str().unwrap_or("")),
+        "type": "message",
+        "role": "assistant",
+        "model": completion["model"],
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": null,
+        "usage": {
+            "input_tokens": usage["prompt_tokens"].as_u64().unwrap_or(0),
+            "output_tokens": usage["completion_tokens"].as_u64().unwrap_or(0),
+        },
+    })
+}
+
+/// The message id for the upstream's completion id: `msg_` and the id
+/// without its `chatcmpl-` prefix.
+pub(crate) fn message_id(id: &str) -> String {
+    let bare = id.strip_prefix("chatcmpl-").unwrap_or(id);
+    if bare.is_empty() {
+        format!("msg_{}", uuid::Uuid::new_v4().simple())
+    } else {
+        format!("msg_{bare}")
+    }
+}
+
+/// An error answer for a request to `path`: Anthropic's shape on the
+/// Anthropic door (`/v1/messages…`), OpenAI's elsewhere.
+pub(crate) fn error_for_path(path: &str, error: ApiError) -> Response {
+    let anthropic = path
+        .strip_prefix("/v1/messages")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    if anthropic {
+        anthropic_error(&error)
+    } else {
+        error.into_response()
+    }
+}
+
+/// Anthropic's error `type` for a status.
+fn error_type(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 | 405 | 422 => "invalid_request_error",
+        401 => "authentication_error",
+        402 => "billing_error",
+        403 => "permission_error",
+        404 => "not_found_error",
+        413 => "request_too_large",
+        429 => "rate_limit_error",
+        504 => "timeout_error",
+        503 | 529 => "overloaded_error",
+        _ => "api_error",
+    }
+}
+
+/// An error answer in Anthropic's shape,
+/// `{"type": "error", "error": {"type", "message"}}`, with the same status.
+pub(crate) fn anthropic_error(error: &ApiError) -> Response {
+    let message = error.error["message"]
+        .as_str()
+        .unwrap_or("the request failed")
+        .to_owned();
+    let body = json!({
+        "type": "error",
+        "error": {"type": error_type(error.status), "message": message},
+    });
+    let mut response = (
+        error.status,
+        [(http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    if error.status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            http::header::WWW_AUTHENTICATE,
+            http::HeaderValue::from_static("Bearer"),
+        );
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests;
