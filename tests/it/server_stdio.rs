@@ -296,6 +296,41 @@ async fn pipelined_calls_each_get_their_own_reply() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_serde_cannot_read_is_answered_with_a_parse_error() {
+    // Found by the stdio_lines fuzz target: well-formed JSON past serde's
+    // limits (a number out of range, nesting past 128 levels, a lone
+    // surrogate escape) passed the reader's JSON check, and rmcp, whose parse
+    // calls those syntax errors, dropped the line without a word: the client
+    // waited forever for the reply to its request.
+    let hub = hub();
+    tokio::time::timeout(LIMIT, async {
+        let mut raw = Raw::start(&hub).await;
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"echo","arguments":{{"x":{}{}}}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":1e400}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"\ud800"}}"#,
+            deep.as_str(),
+            "2E20251",
+        ] {
+            raw.send(line).await;
+            let reply = raw.recv().await;
+            assert_eq!(reply["error"]["code"], -32700, "{line}: {reply}");
+            assert_eq!(reply["id"], Value::Null, "{line}: {reply}");
+        }
+        raw.send(&echo_line(8, "after")).await;
+        let reply = raw.recv().await;
+        assert_eq!(reply["id"], 8);
+        assert_eq!(reply["result"]["content"][0]["text"], "after");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_lines_are_answered_and_the_server_reads_on() {
     let hub = hub();
     tokio::time::timeout(LIMIT, async {
