@@ -5,6 +5,8 @@ mod accept;
 mod clock;
 mod rate_limit;
 
+#[cfg(fuzzing)]
+pub(crate) use accept::serve_connection;
 pub(crate) use accept::{ConnLimits, serve_connections};
 pub(crate) use clock::Timeouts;
 pub(crate) use rate_limit::RateLimitedLog;
