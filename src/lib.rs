@@ -67,6 +67,10 @@ pub use server::{
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, ListGate, MCP_PATH,
     McpServer, ServeError, ServerOptions, serve_http, serve_io, serve_stdio,
 };
+// The HTTP server's request path without a socket, for the fuzz targets only.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use server::http_fuzzing;
 
 // The limits both HTTP listeners (the MCP server and the proxy) share.
 pub use http_conn::{

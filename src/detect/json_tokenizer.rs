@@ -17,8 +17,8 @@ mod tests;
 
 pub(crate) use decode::{SIMPLE_ESCAPES, StrDecoder, hex_value, surrogate_pair};
 pub(crate) use raw::BracketScan;
-use stack::{Container, ContainerStack};
 use raw::RawScan;
+use stack::{Container, ContainerStack};
 
 /// What a raw-captured value turned out to be, from its first byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

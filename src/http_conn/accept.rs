@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use tokio::io::AsyncWriteExt as _;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -143,13 +143,15 @@ async fn refuse(mut tcp: TcpStream, _slot: OwnedSemaphorePermit) {
 
 /// Serves one connection until it ends, its clock expires, or the server
 /// stops (then the request in flight is finished first).
-async fn serve_connection(
-    tcp: TcpStream,
+pub(crate) async fn serve_connection<S>(
+    tcp: S,
     router: axum::Router,
     timeouts: Timeouts,
     stop: CancellationToken,
     _permit: Option<OwnedSemaphorePermit>,
-) {
+) where
+    S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+{
     let clock = ConnClock::new(timeouts);
     let io = TokioIo::new(ClockedIo::new(tcp, Arc::clone(&clock)));
     let requests = Arc::clone(&clock);

@@ -7,6 +7,8 @@ mod bearer;
 mod clock;
 mod rate_limit;
 
+#[cfg(fuzzing)]
+pub(crate) use accept::serve_connection;
 pub(crate) use accept::{ConnLimits, serve_connections};
 pub use accept::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,

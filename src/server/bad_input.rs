@@ -49,11 +49,15 @@ const REMOVED_IN_2026_07_28: &[&str] = &[
     "resources/unsubscribe",
 ];
 
-/// Whether `body` is one JSON text (UTF-8, no stray bytes); what it holds is
-/// not looked at.
+/// Whether `body` is one JSON text that serde reads (UTF-8, no stray bytes,
+/// numbers within range, at most 128 levels deep, no lone surrogate escapes):
+/// what rmcp's parse reads as JSON. What it holds is not looked at.
+///
+/// rmcp drops a line whose parse fails with a syntax error without a word, and
+/// serde calls those limits syntax errors too (`1e400`, 129 nested arrays,
+/// `"\ud800"`), though a skim of the text (`IgnoredAny`) passes them.
 pub(crate) fn is_json(body: &[u8]) -> bool {
-    std::str::from_utf8(body)
-        .is_ok_and(|text| serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok())
+    std::str::from_utf8(body).is_ok_and(|text| serde_json::from_str::<Readable>(text).is_ok())
 }
 
 /// The JSON-RPC error for a line or body that is not JSON (`why` says how it
@@ -61,7 +65,7 @@ pub(crate) fn is_json(body: &[u8]) -> bool {
 pub(crate) fn parse_error(body: &[u8]) -> Value {
     let why = match std::str::from_utf8(body) {
         Err(e) => format!("not valid UTF-8 ({e})"),
-        Ok(text) => match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Ok(text) => match serde_json::from_str::<Readable>(text) {
             Err(e) => echo_display(&e),
             Ok(_) => "not one JSON value".to_owned(),
         },
@@ -157,6 +161,60 @@ pub(crate) fn id_in_prefix(message: &[u8]) -> Option<Value> {
         at += 1;
     }
     None
+}
+
+/// Any JSON value, read the way a `serde_json::Value` is (numbers converted,
+/// strings unescaped, nesting counted) and kept nowhere.
+struct Readable;
+
+impl<'de> serde::Deserialize<'de> for Readable {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ReadableVisitor)
+    }
+}
+
+struct ReadableVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ReadableVisitor {
+    type Value = Readable;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_unit<E>(self) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Readable, A::Error> {
+        while seq.next_element::<Readable>()?.is_some() {}
+        Ok(Readable)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Readable, A::Error> {
+        while map.next_entry::<Readable, Readable>()?.is_some() {}
+        Ok(Readable)
+    }
 }
 
 /// A JSON-RPC error response as JSON, ready to encode.

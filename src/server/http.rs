@@ -229,7 +229,28 @@ pub async fn serve_http(
         .map_err(ServeError::Io)?;
     let local_addr = listener.local_addr().map_err(ServeError::Io)?;
     let shutdown = CancellationToken::new();
+    let (router, limits) = router(hub, server, &options, &shutdown);
+    let stop = shutdown.clone();
+    let task = tokio::spawn(async move {
+        serve_connections(listener, router, limits, stop).await;
+        Ok(())
+    });
+    Ok(HttpServer {
+        local_addr,
+        shutdown,
+        task,
+    })
+}
 
+/// The `/mcp` router `serve_http` serves, and the limits of its connections;
+/// `shutdown` ends its sessions and the direct path's services.
+fn router(
+    hub: Hub,
+    server: ServerOptions,
+    options: &HttpOptions,
+    shutdown: &CancellationToken,
+) -> (axum::Router, ConnLimits) {
+    let ip = options.bind.ip();
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     if !ip.is_loopback() && !ip.is_unspecified() {
         hosts.push(ip.to_string());
@@ -317,16 +338,7 @@ pub async fn serve_http(
         },
         max_connections: options.max_connections,
     };
-    let stop = shutdown.clone();
-    let task = tokio::spawn(async move {
-        serve_connections(listener, router, limits, stop).await;
-        Ok(())
-    });
-    Ok(HttpServer {
-        local_addr,
-        shutdown,
-        task,
-    })
+    (router, limits)
 }
 
 /// rmcp answers a session's `DELETE` with `202 Accepted`; clients (the Python
@@ -434,5 +446,64 @@ async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
             "missing or wrong bearer token",
         )
             .into_response()
+    }
+}
+
+/// The HTTP server's request path over any byte stream, for the `http_direct`
+/// fuzz target (compiled only with `--cfg fuzzing`, not part of the API): the
+/// router [`serve_http`] builds, each connection served as an accepted socket
+/// is (hyper's HTTP/1 under the connection clock), without a listener.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzzing {
+    use tokio::io::{AsyncRead, AsyncWrite};
+    use tokio_util::sync::CancellationToken;
+
+    use super::{HttpOptions, ServerOptions, router};
+    use crate::http_conn::{ConnLimits, serve_connection};
+    use crate::hub::Hub;
+
+    /// One server's router and connection limits; dropping it ends its
+    /// sessions and services.
+    pub struct Connections {
+        router: axum::Router,
+        limits: ConnLimits,
+        shutdown: CancellationToken,
+    }
+
+    impl Connections {
+        /// The server [`serve_http`](super::serve_http) would run with these
+        /// options (`options.bind` only decides the allowed hosts). Call it
+        /// inside a tokio runtime.
+        pub fn new(hub: Hub, server: ServerOptions, options: &HttpOptions) -> Self {
+            let shutdown = CancellationToken::new();
+            let (router, limits) = router(hub, server, options, &shutdown);
+            Self {
+                router,
+                limits,
+                shutdown,
+            }
+        }
+
+        /// Serves one connection over `io` until it ends or its clock expires.
+        pub async fn serve<S>(&self, io: S)
+        where
+            S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+        {
+            serve_connection(
+                io,
+                self.router.clone(),
+                self.limits.timeouts,
+                self.shutdown.clone(),
+                None,
+            )
+            .await;
+        }
+    }
+
+    impl Drop for Connections {
+        fn drop(&mut self) {
+            self.shutdown.cancel();
+        }
     }
 }

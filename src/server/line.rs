@@ -75,6 +75,7 @@ where
     let (out, out_rx) = mpsc::unbounded_channel();
     let writer_task = tokio::spawn(write_lines(writer, out_rx));
     let (relay_in, relay_out) = tokio::io::duplex(RELAY_PIPE_BYTES);
+    let relayed = Arc::new(RelayedRequests::new());
     let front = Front {
         server: server.clone(),
         peer: Arc::new(OnceLock::new()),
@@ -82,11 +83,12 @@ where
         in_flight: Arc::new(Mutex::new(HashMap::new())),
         shutdown: CancellationToken::new(),
         calls_ct: CancellationToken::new(),
+        relayed: relayed.clone(),
     };
     let peer_slot = front.peer.clone();
     let shutdown = front.shutdown.clone();
     let reader_task = tokio::spawn(front.read_loop(reader, relay_in));
-    let transport = RelayTransport::new(relay_out, out);
+    let transport = RelayTransport::new(relay_out, out, relayed);
     let result = match server.serve(transport).await {
         Ok(running) => {
             // From here on `tools/call` takes the direct path.
@@ -99,9 +101,10 @@ where
         }
         Err(e) => Err(super::ServeError::Handshake(e.to_string())),
     };
-    // rmcp stops when the relay pipe closes, which the reader does as soon as
-    // the input ends (it then gives its own calls up to 5 s to answer); if rmcp
-    // stopped for another reason (a failed handshake), stop the reader too.
+    // rmcp stops when the relay pipe closes, which the reader does once the
+    // input has ended and the calls in flight have answered (or had 5 s to);
+    // if rmcp stopped for another reason (a failed handshake), stop the reader
+    // too.
     shutdown.cancel();
     let _ = reader_task.await;
     // Every sender is gone now (the reader's, the calls', rmcp's transport), so
@@ -152,6 +155,8 @@ struct Front {
     /// Parent of every direct-path call's token: cancelled once the input has
     /// closed and the calls had their time to answer.
     calls_ct: CancellationToken,
+    /// The requests rmcp's loop is answering.
+    relayed: Arc<RelayedRequests>,
 }
 
 impl Front {
@@ -224,15 +229,29 @@ impl Front {
             }
         }
         // The input is done: let running calls answer (bounded, as rmcp does),
-        // then cancel what is left. Closing the relay tells rmcp to finish too.
-        drop(relay);
+        // the reader's and rmcp's, then cancel what is left. The relay stays
+        // open meanwhile: once it closes, rmcp's loop only waits for its
+        // handlers' replies and no longer sends their (or the reader's calls')
+        // progress and log notifications, so a call that sends one after that
+        // would wait for it until its time is up, and its reply would be lost.
+        // Closing the relay then tells rmcp to finish.
+        let _ = relay.write_all(&self.relayed.end_line()).await;
         let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
-            while calls.join_next().await.is_some() {}
+            let own = async { while calls.join_next().await.is_some() {} };
+            let relayed = async {
+                tokio::select! {
+                    () = self.relayed.answered() => {}
+                    // rmcp has stopped: nothing it runs will answer.
+                    () = self.shutdown.cancelled() => {}
+                }
+            };
+            tokio::join!(own, relayed);
         })
         .await;
         if drained.is_err() {
             tracing::warn!("timed out draining in-flight calls");
         }
+        drop(relay);
         self.calls_ct.cancel();
         calls.abort_all();
     }
@@ -386,19 +405,128 @@ fn encode(message: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
     Ok(line)
 }
 
+/// The requests rmcp's loop has read and not answered yet (by id, with how
+/// many are in flight under it), so that the reader can wait for their
+/// replies before it closes the relay. Once the input has ended, the reader
+/// relays a last line of its own, a cancellation of a request id no client
+/// uses ([`end_line`](Self::end_line)): rmcp has read every line before it
+/// when it reads that one, which never reaches rmcp's service.
+#[derive(Debug)]
+struct RelayedRequests {
+    state: Mutex<Relayed>,
+    changed: tokio::sync::Notify,
+    end_id: RequestId,
+}
+
+#[derive(Debug, Default)]
+struct Relayed {
+    in_flight: HashMap<RequestId, usize>,
+    /// rmcp has read the end line.
+    ended: bool,
+}
+
+impl RelayedRequests {
+    fn new() -> Self {
+        Self {
+            state: Mutex::new(Relayed::default()),
+            changed: tokio::sync::Notify::new(),
+            end_id: RequestId::String(
+                format!("toolrouter/input-ended/{}", uuid::Uuid::new_v4()).into(),
+            ),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Relayed> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The line that follows the last one relayed.
+    fn end_line(&self) -> Vec<u8> {
+        let mut line = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": { "requestId": self.end_id, "reason": "the input ended" },
+        })
+        .to_string()
+        .into_bytes();
+        line.push(b'\n');
+        line
+    }
+
+    /// Notes a message rmcp's transport read; `false` for the end line, which
+    /// is not handed on.
+    fn read(&self, message: &ClientJsonRpcMessage) -> bool {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                *self.lock().in_flight.entry(request.id.clone()).or_default() += 1;
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    if *id == self.end_id {
+                        self.lock().ended = true;
+                        self.changed.notify_waiters();
+                        return false;
+                    }
+                    // rmcp sends no reply to a request it cancels.
+                    self.done(id);
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// A reply to `id` was sent, or the request was cancelled.
+    fn done(&self, id: &RequestId) {
+        let mut state = self.lock();
+        if let Some(count) = state.in_flight.get_mut(id) {
+            *count -= 1;
+            if *count == 0 {
+                state.in_flight.remove(id);
+                if state.in_flight.is_empty() {
+                    self.changed.notify_waiters();
+                }
+            }
+        }
+    }
+
+    /// Resolves once rmcp has read the end line and answered every request
+    /// before it.
+    async fn answered(&self) {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            {
+                let state = self.lock();
+                if state.ended && state.in_flight.is_empty() {
+                    return;
+                }
+            }
+            changed.await;
+        }
+    }
+}
+
 /// The transport the rmcp service runs on: reads relayed lines with rmcp's own
 /// `AsyncRwTransport` (its parsing and compatibility rules), and queues what
-/// rmcp sends on the shared writer.
+/// rmcp sends on the shared writer. It keeps count of the requests rmcp is
+/// answering.
 pub(crate) struct RelayTransport {
     inner: AsyncRwTransport<RoleServer, DuplexStream, LineSink>,
     out: LineSender,
+    relayed: Arc<RelayedRequests>,
 }
 
 impl RelayTransport {
-    fn new(input: DuplexStream, out: LineSender) -> Self {
+    fn new(input: DuplexStream, out: LineSender, relayed: Arc<RelayedRequests>) -> Self {
         Self {
             inner: AsyncRwTransport::new(input, LineSink::new(out.clone())),
             out,
+            relayed,
         }
     }
 }
@@ -416,11 +544,29 @@ impl Transport<RoleServer> for RelayTransport {
                 .send(line)
                 .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "output closed"))
         });
+        match &item {
+            JsonRpcMessage::Response(response) => self.relayed.done(&response.id),
+            JsonRpcMessage::Error(error) => {
+                if let Some(id) = &error.id {
+                    self.relayed.done(id);
+                }
+            }
+            _ => {}
+        }
         std::future::ready(queued)
     }
 
     fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
-        Transport::<RoleServer>::receive(&mut self.inner)
+        let relayed = &self.relayed;
+        let inner = &mut self.inner;
+        async move {
+            loop {
+                let message = Transport::<RoleServer>::receive(inner).await?;
+                if relayed.read(&message) {
+                    return Some(message);
+                }
+            }
+        }
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

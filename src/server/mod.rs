@@ -23,3 +23,7 @@ pub use http::{
 };
 pub use list_gate::ListGate;
 pub use stdio::{serve_io, serve_stdio};
+
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use http::fuzzing as http_fuzzing;

@@ -296,6 +296,41 @@ async fn pipelined_calls_each_get_their_own_reply() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_serde_cannot_read_is_answered_with_a_parse_error() {
+    // Found by the stdio_lines fuzz target: well-formed JSON past serde's
+    // limits (a number out of range, nesting past 128 levels, a lone
+    // surrogate escape) passed the reader's JSON check, and rmcp, whose parse
+    // calls those syntax errors, dropped the line without a word: the client
+    // waited forever for the reply to its request.
+    let hub = hub();
+    tokio::time::timeout(LIMIT, async {
+        let mut raw = Raw::start(&hub).await;
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"echo","arguments":{{"x":{}{}}}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":1e400}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"\ud800"}}"#,
+            deep.as_str(),
+            "2E20251",
+        ] {
+            raw.send(line).await;
+            let reply = raw.recv().await;
+            assert_eq!(reply["error"]["code"], -32700, "{line}: {reply}");
+            assert_eq!(reply["id"], Value::Null, "{line}: {reply}");
+        }
+        raw.send(&echo_line(8, "after")).await;
+        let reply = raw.recv().await;
+        assert_eq!(reply["id"], 8);
+        assert_eq!(reply["result"]["content"][0]["text"], "after");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_lines_are_answered_and_the_server_reads_on() {
     let hub = hub();
     tokio::time::timeout(LIMIT, async {
@@ -352,6 +387,68 @@ async fn replies_owed_when_the_input_ends_are_still_written() {
             "then the output ends"
         );
         raw.server.await.unwrap().unwrap();
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_rmcp_runs_that_notifies_is_answered_when_the_input_ends() {
+    // Found by the stdio_lines fuzz target: a client writes its handshake and a
+    // call at once and closes its input (`printf ... | toolrouter serve`). The
+    // call, read before the handshake was done, is rmcp's to run; its tool
+    // logs. Once the relay to rmcp closed, rmcp's loop no longer sent its
+    // handlers' notifications, so the tool waited on its log until rmcp gave
+    // up on it 5 s later, and its reply was never written. (The tool here
+    // logs after a pause, so that rmcp has read the end of the input first.)
+    let hub = hub();
+    hub.registry()
+        .register_fn(tool("late_log"), |_, ctx: ToolContext| async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            ctx.log(LoggingLevel::Info, json!("late")).await;
+            Ok(CallToolResult::success(vec![ContentBlock::text("logged")]))
+        })
+        .unwrap();
+    tokio::time::timeout(LIMIT, async {
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let served = tokio::spawn({
+            let hub = hub.clone();
+            async move {
+                let (read, write) = tokio::io::split(server_io);
+                toolrouter::serve_io(hub, ServerOptions::default(), read, write).await
+            }
+        });
+        let (read, mut write) = tokio::io::split(client_io);
+        let lines = concat!(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"late_log"}}"#,
+            "\n",
+        );
+        let started = std::time::Instant::now();
+        write.write_all(lines.as_bytes()).await.unwrap();
+        write.shutdown().await.unwrap();
+        let mut read = BufReader::new(read);
+        let mut seen = Vec::new();
+        let mut line = String::new();
+        while read.read_line(&mut line).await.unwrap() > 0 {
+            seen.push(serde_json::from_str::<Value>(&line).unwrap());
+            line.clear();
+        }
+        let reply = seen.iter().find(|m| m["id"] == 1);
+        assert_eq!(
+            reply.map(|r| r["result"]["content"][0]["text"].clone()),
+            Some(json!("logged")),
+            "{seen:?}"
+        );
+        assert!(
+            seen.iter().any(|m| m["method"] == "notifications/message"),
+            "{seen:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+        served.await.unwrap().unwrap();
     })
     .await
     .unwrap();

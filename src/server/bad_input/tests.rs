@@ -37,6 +37,39 @@ fn json_or_not() {
 }
 
 #[test]
+fn json_serde_cannot_read_is_not_json() {
+    // Well-formed text that serde refuses to read as a value, with errors it
+    // calls syntax errors (so rmcp drops such a line without an answer): found
+    // by the stdio_lines fuzz target (a request with `1e400` in its arguments
+    // got no reply at all).
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    for text in [
+        "2E20251",
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"x":1e400}}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"s":"\ud800"}}"#,
+        deep.as_str(),
+    ] {
+        assert!(!is_json(text.as_bytes()), "{text}");
+        let error = parse_error(text.as_bytes());
+        assert_eq!(error["error"]["code"], -32700, "{text}");
+        assert!(
+            !error["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("not one JSON value"),
+            "{error}"
+        );
+    }
+    let nested = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    for text in [
+        r#"{"a":1e300,"b":-0.5,"c":"\ud83d\ude00","d":[null,true]}"#,
+        nested.as_str(),
+    ] {
+        assert!(is_json(text.as_bytes()), "{text}");
+    }
+}
+
+#[test]
 fn custom_requests() {
     let bad_arguments = json!({"name": "x", "arguments": [1]});
     let e = custom_request_error("tools/call", Some(&bad_arguments), false);
