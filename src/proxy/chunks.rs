@@ -5,6 +5,7 @@
 //! detector's, then the finish chunk, the usage chunk when asked for, and
 //! `data: [DONE]`. A failed turn ends with `data: {"error": {...}}` instead.
 
+use crate::proxy::turn::FrameWriter;
 use serde::Serialize;
 use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
@@ -89,144 +90,6 @@ impl ChunkWriter {
             cut_call: None,
             hold_text: false,
             ended: false,
-        }
-    }
-
-    /// Whether the client's stream is complete (`[DONE]` or an error event
-    /// written); the upstream need not be read any further.
-    pub(crate) fn ended(&self) -> bool {
-        self.ended
-    }
-
-    /// Writes the frames of `events` to `out`, draining them. `meta` gives the
-    /// answer's metadata when the first chunk is written.
-    pub(crate) fn write(
-        &mut self,
-        events: &mut Vec<RouteEvent>,
-        meta: &dyn Fn() -> ChunkMeta,
-        out: &mut Vec<u8>,
-    ) {
-        for event in events.drain(..) {
-            if self.ended {
-                continue;
-            }
-            self.write_event(event, meta, out);
-        }
-    }
-
-    fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
-        match event {
-            RouteEvent::Detect(DetectEvent::Text { text }) if !self.hold_text => {
-                self.delta(
-                    meta,
-                    out,
-                    DeltaOut {
-                        content: Some(&text),
-                        ..DeltaOut::default()
-                    },
-                );
-            }
-            RouteEvent::Detect(DetectEvent::Reasoning { text }) => {
-                let delta = DeltaOut {
-                    reasoning_content: Some(&text),
-                    ..DeltaOut::default()
-                };
-                self.delta(meta, out, delta);
-            }
-            RouteEvent::Refusal { text } => {
-                self.delta(
-                    meta,
-                    out,
-                    DeltaOut {
-                        refusal: Some(&text),
-                        ..DeltaOut::default()
-                    },
-                );
-            }
-            RouteEvent::Detect(DetectEvent::CallStart {
-                index,
-                id,
-                name,
-                format,
-            }) => {
-                let call = ToolCallOut {
-                    index: self.calls.len(),
-                    id: Some(&id),
-                    kind: Some("function"),
-                    function: FunctionOut {
-                        name: Some(&name),
-                        arguments: "",
-                    },
-                };
-                self.delta(
-                    meta,
-                    out,
-                    DeltaOut {
-                        tool_calls: Some([call]),
-                        ..DeltaOut::default()
-                    },
-                );
-                self.calls.push(AnnouncedCall {
-                    route_index: index,
-                    name,
-                    format,
-                    args_sent: false,
-                    ended: false,
-                });
-            }
-            RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
-                self.arguments(index, &fragment, meta, out);
-            }
-            RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
-                let Some(pos) = self.position(index) else {
-                    return;
-                };
-                if !self.calls[pos].args_sent {
-                    // No argument text went out (a call with none): the
-                    // client still needs a JSON object to read.
-                    let text =
-                        serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
-                    self.arguments(index, &text, meta, out);
-                }
-                self.calls[pos].ended = true;
-            }
-            RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
-                // A shown call of the same dialect that has not ended is the
-                // one that broke (a call that never ends is caught at the
-                // finish all the same).
-                let open = self
-                    .calls
-                    .iter()
-                    .find(|c| !c.ended && c.format == diagnostic.format);
-                let Some(open) = open else {
-                    // Markup that is no call: its text follows as text.
-                    tracing::debug!(message = %diagnostic.message, "markup that is no call");
-                    return;
-                };
-                let why = format!(
-                    "the model's call to `{}` did not complete: {}",
-                    open.name, diagnostic.message
-                );
-                if diagnostic.kind == DiagnosticKind::Unfinished {
-                    // The stream ended inside it; the stop decides (`length`).
-                    self.cut_call = Some(why);
-                    self.hold_text = true;
-                } else {
-                    self.fail(&why, "incomplete_tool_call", out);
-                }
-            }
-            RouteEvent::Usage { usage } => self.usage = Some(usage),
-            RouteEvent::ProviderError { kind, message } => {
-                self.error_kind.get_or_insert(kind);
-                if kind == ErrorKind::Provider {
-                    // The upstream said it failed: nothing more will come.
-                    self.fail(&message, UPSTREAM_ERROR, out);
-                } else {
-                    tracing::debug!(?kind, %message, "upstream stream error");
-                }
-            }
-            RouteEvent::Finish { stop, error, .. } => self.finish(stop, error, meta, out),
-            other => tracing::trace!(?other, "event with no chunk"),
         }
     }
 
@@ -402,5 +265,127 @@ fn push_json(out: &mut Vec<u8>, value: &impl Serialize) {
         tracing::debug!(error = %e, "a chunk field could not be written");
         out.truncate(start);
         out.extend_from_slice(b"null");
+    }
+}
+
+impl FrameWriter for ChunkWriter {
+    fn ended(&self) -> bool {
+        self.ended
+    }
+
+    fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
+        match event {
+            RouteEvent::Detect(DetectEvent::Text { text }) if !self.hold_text => {
+                self.delta(
+                    meta,
+                    out,
+                    DeltaOut {
+                        content: Some(&text),
+                        ..DeltaOut::default()
+                    },
+                );
+            }
+            RouteEvent::Detect(DetectEvent::Reasoning { text }) => {
+                let delta = DeltaOut {
+                    reasoning_content: Some(&text),
+                    ..DeltaOut::default()
+                };
+                self.delta(meta, out, delta);
+            }
+            RouteEvent::Refusal { text } => {
+                self.delta(
+                    meta,
+                    out,
+                    DeltaOut {
+                        refusal: Some(&text),
+                        ..DeltaOut::default()
+                    },
+                );
+            }
+            RouteEvent::Detect(DetectEvent::CallStart {
+                index,
+                id,
+                name,
+                format,
+            }) => {
+                let call = ToolCallOut {
+                    index: self.calls.len(),
+                    id: Some(&id),
+                    kind: Some("function"),
+                    function: FunctionOut {
+                        name: Some(&name),
+                        arguments: "",
+                    },
+                };
+                self.delta(
+                    meta,
+                    out,
+                    DeltaOut {
+                        tool_calls: Some([call]),
+                        ..DeltaOut::default()
+                    },
+                );
+                self.calls.push(AnnouncedCall {
+                    route_index: index,
+                    name,
+                    format,
+                    args_sent: false,
+                    ended: false,
+                });
+            }
+            RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
+                self.arguments(index, &fragment, meta, out);
+            }
+            RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
+                let Some(pos) = self.position(index) else {
+                    return;
+                };
+                if !self.calls[pos].args_sent {
+                    // No argument text went out (a call with none): the
+                    // client still needs a JSON object to read.
+                    let text =
+                        serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
+                    self.arguments(index, &text, meta, out);
+                }
+                self.calls[pos].ended = true;
+            }
+            RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
+                // A shown call of the same dialect that has not ended is the
+                // one that broke (a call that never ends is caught at the
+                // finish all the same).
+                let open = self
+                    .calls
+                    .iter()
+                    .find(|c| !c.ended && c.format == diagnostic.format);
+                let Some(open) = open else {
+                    // Markup that is no call: its text follows as text.
+                    tracing::debug!(message = %diagnostic.message, "markup that is no call");
+                    return;
+                };
+                let why = format!(
+                    "the model's call to `{}` did not complete: {}",
+                    open.name, diagnostic.message
+                );
+                if diagnostic.kind == DiagnosticKind::Unfinished {
+                    // The stream ended inside it; the stop decides (`length`).
+                    self.cut_call = Some(why);
+                    self.hold_text = true;
+                } else {
+                    self.fail(&why, "incomplete_tool_call", out);
+                }
+            }
+            RouteEvent::Usage { usage } => self.usage = Some(usage),
+            RouteEvent::ProviderError { kind, message } => {
+                self.error_kind.get_or_insert(kind);
+                if kind == ErrorKind::Provider {
+                    // The upstream said it failed: nothing more will come.
+                    self.fail(&message, UPSTREAM_ERROR, out);
+                } else {
+                    tracing::debug!(?kind, %message, "upstream stream error");
+                }
+            }
+            RouteEvent::Finish { stop, error, .. } => self.finish(stop, error, meta, out),
+            other => tracing::trace!(?other, "event with no chunk"),
+        }
     }
 }

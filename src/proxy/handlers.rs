@@ -17,7 +17,7 @@ use super::chunks::ChunkWriter;
 use super::completion::CompletionBuilder;
 use super::error::{ApiError, INVALID_REQUEST};
 use super::request::ChatRequest;
-use super::turn::UpstreamTurn;
+use super::turn::{FrameWriter, UpstreamTurn};
 use super::upstream::Upstream;
 use crate::detect::DetectConfig;
 use crate::router::RouteSession;
@@ -71,12 +71,13 @@ async fn chat(state: &ProxyState, request: Request) -> Result<Response, ApiError
     }
 }
 
-/// The answer as an SSE stream of chunks. Dropping the body (the client went
-/// away) drops the upstream's response, which closes its connection.
-fn stream(turn: UpstreamTurn, writer: ChunkWriter, model: String) -> Response {
-    struct Streaming {
+/// The answer as an SSE stream of the front door's frames (`writer`).
+/// Dropping the body (the client went away) drops the upstream's response,
+/// which closes its connection.
+pub(super) fn stream<W: FrameWriter>(turn: UpstreamTurn, writer: W, model: String) -> Response {
+    struct Streaming<W> {
         turn: UpstreamTurn,
-        writer: ChunkWriter,
+        writer: W,
         events: Vec<crate::router::RouteEvent>,
         model: String,
     }

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use toolrouter_providers::Wire;
 
 use super::chunks::ChunkWriter;
+use super::turn::FrameWriter;
 use super::completion::CompletionBuilder;
 use super::error::ApiError;
 use super::meta::{ChunkMeta, MetaSniffer};

@@ -81,3 +81,31 @@ impl UpstreamTurn {
         self.sniffer.meta(fallback_model)
     }
 }
+
+/// How a front door writes the routed answer as its own SSE frames
+/// (`ChunkWriter` for Chat Completions, `EventWriter` for Messages).
+pub(crate) trait FrameWriter: Send + 'static {
+    /// Whether the client's stream is complete (its end or an error event
+    /// written); the upstream need not be read any further.
+    fn ended(&self) -> bool;
+
+    /// Writes the frames of one event to `out`; `meta` gives the answer's
+    /// metadata when the first frame is written.
+    fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>);
+
+    /// Writes the frames of `events` to `out`, draining them; nothing more
+    /// once the stream has ended.
+    fn write(
+        &mut self,
+        events: &mut Vec<RouteEvent>,
+        meta: &dyn Fn() -> ChunkMeta,
+        out: &mut Vec<u8>,
+    ) {
+        for event in events.drain(..) {
+            if self.ended() {
+                break;
+            }
+            self.write_event(event, meta, out);
+        }
+    }
+}

@@ -8,13 +8,10 @@
 mod request;
 mod stream;
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 use http::StatusCode;
 use serde_json::{Value, json};
 use toolrouter_providers::AdapterConfig;
@@ -23,7 +20,7 @@ use self::request::MessagesRequest;
 use self::stream::EventWriter;
 use super::completion::CompletionBuilder;
 use super::error::ApiError;
-use super::handlers::{ProxyState, client_key, read_body};
+use super::handlers::{ProxyState, client_key, read_body, stream};
 use super::turn::UpstreamTurn;
 use crate::router::RouteSession;
 
@@ -53,56 +50,10 @@ async fn handle(state: &ProxyState, request: Request) -> Result<Response, ApiErr
     );
     let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes);
     if request.stream {
-        Ok(stream(turn, request.model))
+        Ok(stream(turn, EventWriter::default(), request.model))
     } else {
         complete(turn, &request.model).await
     }
-}
-
-/// The answer as Anthropic SSE events. Dropping the body (the client went
-/// away) drops the upstream's response, which closes its connection.
-fn stream(turn: UpstreamTurn, model: String) -> Response {
-    struct Streaming {
-        turn: UpstreamTurn,
-        writer: EventWriter,
-        events: Vec<crate::router::RouteEvent>,
-        model: String,
-    }
-    let state = Streaming {
-        turn,
-        writer: EventWriter::default(),
-        events: Vec::new(),
-        model,
-    };
-    let frames = futures::stream::unfold(state, |mut s| async move {
-        loop {
-            if s.writer.ended() || !s.turn.next(&mut s.events).await {
-                return None;
-            }
-            let mut out = Vec::new();
-            let Streaming {
-                turn,
-                writer,
-                events,
-                model,
-            } = &mut s;
-            writer.write(events, &|| turn.meta(model), &mut out);
-            if !out.is_empty() {
-                return Some((Ok::<_, Infallible>(Bytes::from(out)), s));
-            }
-        }
-    });
-    let mut response = Response::new(Body::from_stream(frames));
-    let headers = response.headers_mut();
-    headers.insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(
-        http::header::CACHE_CONTROL,
-        http::HeaderValue::from_static("no-cache"),
-    );
-    response
 }
 
 /// The answer in one piece: the OpenAI door's completion, as a `message`.

@@ -6,6 +6,7 @@
 //! detector's), then `message_delta` (stop reason, output tokens) and
 //! `message_stop`. A failed turn ends with an `event: error` instead.
 
+use crate::proxy::turn::FrameWriter;
 use serde_json::{Value, json};
 use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
@@ -55,103 +56,6 @@ pub(crate) struct EventWriter {
 }
 
 impl EventWriter {
-    /// Whether the client's stream is complete.
-    pub(crate) fn ended(&self) -> bool {
-        self.ended
-    }
-
-    /// Writes the events of `events` to `out`, draining them; `meta` gives
-    /// the answer's metadata for `message_start`.
-    pub(crate) fn write(
-        &mut self,
-        events: &mut Vec<RouteEvent>,
-        meta: &dyn Fn() -> ChunkMeta,
-        out: &mut Vec<u8>,
-    ) {
-        for event in events.drain(..) {
-            if self.ended {
-                continue;
-            }
-            self.write_event(event, meta, out);
-        }
-    }
-
-    fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
-        match event {
-            RouteEvent::Detect(DetectEvent::Text { text }) if !self.hold_text => {
-                self.text(Open::Text, &text, meta, out)
-            }
-            // Anthropic has no refusal field: a refusal is text.
-            RouteEvent::Refusal { text } => self.text(Open::Text, &text, meta, out),
-            RouteEvent::Detect(DetectEvent::Reasoning { text }) => {
-                self.text(Open::Thinking, &text, meta, out)
-            }
-            RouteEvent::Detect(DetectEvent::CallStart {
-                index,
-                id,
-                name,
-                format,
-            }) => {
-                self.calls.push(Announced {
-                    route_index: index,
-                    id,
-                    name,
-                    format,
-                    block: None,
-                    waiting: Vec::new(),
-                    args_sent: false,
-                    ended: false,
-                });
-                self.start_waiting(false, meta, out);
-            }
-            RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
-                self.arguments(index, &fragment, out);
-            }
-            RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
-                let Some(pos) = self.position(index) else {
-                    return;
-                };
-                if !self.calls[pos].args_sent {
-                    let text =
-                        serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
-                    self.arguments(index, &text, out);
-                }
-                self.calls[pos].ended = true;
-                self.start_waiting(false, meta, out);
-            }
-            RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
-                let open = self
-                    .calls
-                    .iter()
-                    .find(|c| !c.ended && c.format == diagnostic.format);
-                let Some(open) = open else {
-                    tracing::debug!(message = %diagnostic.message, "markup that is no call");
-                    return;
-                };
-                let why = format!(
-                    "the model's call to `{}` did not complete: {}",
-                    open.name, diagnostic.message
-                );
-                if diagnostic.kind == DiagnosticKind::Unfinished {
-                    self.cut_call = Some(why);
-                    self.hold_text = true;
-                } else {
-                    self.fail(&why, out);
-                }
-            }
-            RouteEvent::Usage { usage } => self.usage = Some(usage),
-            RouteEvent::ProviderError { kind, message } => {
-                if kind == ErrorKind::Provider {
-                    self.fail(&message, out);
-                } else {
-                    tracing::debug!(?kind, %message, "upstream stream error");
-                }
-            }
-            RouteEvent::Finish { stop, error, .. } => self.finish(stop, error, meta, out),
-            other => tracing::trace!(?other, "event with no Anthropic event"),
-        }
-    }
-
     /// Text or reasoning, in the open block of that kind or a new one.
     fn text(&mut self, kind: Open, text: &str, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
         if text.is_empty() {
@@ -366,4 +270,86 @@ fn event(out: &mut Vec<u8>, name: &str, data: &Value) {
     out.extend_from_slice(b"\ndata: ");
     out.extend_from_slice(data.to_string().as_bytes());
     out.extend_from_slice(b"\n\n");
+}
+
+impl FrameWriter for EventWriter {
+    fn ended(&self) -> bool {
+        self.ended
+    }
+
+    fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
+        match event {
+            RouteEvent::Detect(DetectEvent::Text { text }) if !self.hold_text => {
+                self.text(Open::Text, &text, meta, out)
+            }
+            // Anthropic has no refusal field: a refusal is text.
+            RouteEvent::Refusal { text } => self.text(Open::Text, &text, meta, out),
+            RouteEvent::Detect(DetectEvent::Reasoning { text }) => {
+                self.text(Open::Thinking, &text, meta, out)
+            }
+            RouteEvent::Detect(DetectEvent::CallStart {
+                index,
+                id,
+                name,
+                format,
+            }) => {
+                self.calls.push(Announced {
+                    route_index: index,
+                    id,
+                    name,
+                    format,
+                    block: None,
+                    waiting: Vec::new(),
+                    args_sent: false,
+                    ended: false,
+                });
+                self.start_waiting(false, meta, out);
+            }
+            RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
+                self.arguments(index, &fragment, out);
+            }
+            RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
+                let Some(pos) = self.position(index) else {
+                    return;
+                };
+                if !self.calls[pos].args_sent {
+                    let text =
+                        serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
+                    self.arguments(index, &text, out);
+                }
+                self.calls[pos].ended = true;
+                self.start_waiting(false, meta, out);
+            }
+            RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
+                let open = self
+                    .calls
+                    .iter()
+                    .find(|c| !c.ended && c.format == diagnostic.format);
+                let Some(open) = open else {
+                    tracing::debug!(message = %diagnostic.message, "markup that is no call");
+                    return;
+                };
+                let why = format!(
+                    "the model's call to `{}` did not complete: {}",
+                    open.name, diagnostic.message
+                );
+                if diagnostic.kind == DiagnosticKind::Unfinished {
+                    self.cut_call = Some(why);
+                    self.hold_text = true;
+                } else {
+                    self.fail(&why, out);
+                }
+            }
+            RouteEvent::Usage { usage } => self.usage = Some(usage),
+            RouteEvent::ProviderError { kind, message } => {
+                if kind == ErrorKind::Provider {
+                    self.fail(&message, out);
+                } else {
+                    tracing::debug!(?kind, %message, "upstream stream error");
+                }
+            }
+            RouteEvent::Finish { stop, error, .. } => self.finish(stop, error, meta, out),
+            other => tracing::trace!(?other, "event with no Anthropic event"),
+        }
+    }
 }
