@@ -10,11 +10,11 @@ use serde_json::{Value, json};
 use toolrouter_providers::Wire;
 
 use super::chunks::ChunkWriter;
-use super::turn::FrameWriter;
 use super::completion::CompletionBuilder;
 use super::error::ApiError;
 use super::meta::{ChunkMeta, MetaSniffer};
 use super::request::ChatRequest;
+use super::turn::FrameWriter;
 use crate::core::{JsonObject, ToolCatalog};
 use crate::detect::DetectConfig;
 use crate::router::{RouteEvent, RouteSession};
