@@ -208,25 +208,66 @@ const CONTROL_ESCAPES: [&str; 32] = [
 /// JSON-escapes `s` (without quotes) onto `out`. Always inlined: the XML
 /// dialects' per-delta path (`EventBatch::push_args_escaped`), which lost it
 /// when this moved out of `xml_call.rs`.
+///
+/// Eight bytes at a time: every byte of a word that needs an escape is found
+/// from one exact mask, so escape-dense text (source code, one escape in a
+/// few bytes) pays no new search per escape.
 #[inline(always)]
 pub(crate) fn escape_json_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut start = 0;
-    while let Some(i) = find_json_escape(bytes, start) {
-        push_short(out, &s[start..i]);
-        match bytes[i] {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b => out.push_str(
-                CONTROL_ESCAPES
-                    .get(usize::from(b))
-                    .copied()
-                    .unwrap_or_default(),
-            ),
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut hits = escape_bytes(word(chunk));
+        while hits != 0 {
+            let i = at + (hits.trailing_zeros() / 8) as usize;
+            push_short(out, &s[start..i]);
+            push_escape(out, bytes[i]);
+            start = i + 1;
+            hits &= hits - 1;
         }
+        at += 8;
+    }
+    // The last bytes, fewer than eight (all of a short delta's).
+    while let Some(p) = bytes.get(at..).and_then(|tail| {
+        tail.iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+    }) {
+        let i = at + p;
+        push_short(out, &s[start..i]);
+        push_escape(out, bytes[i]);
         start = i + 1;
+        at = start;
     }
     push_short(out, &s[start..]);
+}
+
+/// The high bit of exactly the bytes of `w` that JSON must escape: `"`, `\\`
+/// and the control characters.
+#[inline]
+fn escape_bytes(w: u64) -> u64 {
+    // `w | HIGH` keeps every byte at or above 0x80, so taking 0x20 from each
+    // never borrows across bytes; a byte's high bit then stays set exactly
+    // when its low seven bits are 0x20 or more.
+    let control = !((w | HIGH).wrapping_sub(ONES * 0x20)) & !w & HIGH;
+    exact_zero_bytes(w ^ (ONES * u64::from(b'"')))
+        | exact_zero_bytes(w ^ (ONES * u64::from(b'\\')))
+        | control
+}
+
+/// The JSON escape of one byte that needs one.
+#[inline]
+fn push_escape(out: &mut String, b: u8) {
+    match b {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        b => out.push_str(
+            CONTROL_ESCAPES
+                .get(usize::from(b))
+                .copied()
+                .unwrap_or_default(),
+        ),
+    }
 }
 
 /// How many leading bytes [`find2`] checks in registers.
@@ -407,6 +448,21 @@ mod tests {
     proptest! {
         #[test]
         fn escaped_text_reads_back_as_the_same_string(s in "(?s).{0,80}") {
+            let json = format!("\"{}\"", escaped(&s));
+            let back: String = serde_json::from_str(&json).expect("escaped text is a json string");
+            prop_assert_eq!(back, s);
+        }
+
+        /// Escape-dense text, several escapes to a word, with the bytes
+        /// around the control-character boundary (0x1f, 0x20, 0x7f, 0x80+).
+        #[test]
+        fn dense_escapes_read_back_as_the_same_string(
+            chars in proptest::collection::vec(
+                proptest::sample::select(vec!['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '!', '\u{7f}', '\u{80}', 'é', 'a', '日']),
+                0..40,
+            )
+        ) {
+            let s: String = chars.into_iter().collect();
             let json = format!("\"{}\"", escaped(&s));
             let back: String = serde_json::from_str(&json).expect("escaped text is a json string");
             prop_assert_eq!(back, s);
