@@ -17,6 +17,11 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[derive(Debug, Parser)]
 #[command(name = "toolrouter", version, about)]
 struct Cli {
+    /// How log lines are written on stderr: `text`, or `json` (one object a
+    /// line, with the fields of the span it was written in). `TOOLROUTER_LOG`
+    /// sets the level (default `warn`).
+    #[arg(long, global = true, value_enum, default_value_t = cli::log::LogFormat::Text)]
+    log_format: cli::log::LogFormat,
     #[command(subcommand)]
     command: Command,
 }
@@ -41,8 +46,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    cli::log::init();
     let cli = Cli::parse();
+    cli::log::init(cli.log_format);
     let outcome = match cli.command {
         // `route` has its own exit codes (docs: README, Commands).
         Command::Route(args) => return cli::route::run(args),

@@ -20,8 +20,18 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 /// The least time between two warnings from one place in the code.
 const WARNING_INTERVAL: Duration = Duration::from_secs(1);
 
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object a line: `timestamp`, `level`, `fields`, `target`,
+    /// `span` and `spans` (the fields of the spans it was written in).
+    Json,
+}
+
 /// Installs the log for the process.
-pub(crate) fn init() {
+pub(crate) fn init(format: LogFormat) {
     let levels =
         EnvFilter::try_from_env("TOOLROUTER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let quiet = QuietClientErrors {
@@ -30,13 +40,13 @@ pub(crate) fn init() {
             .is_some_and(|max| max >= LevelFilter::DEBUG),
         last_warning: Mutex::new(HashMap::new()),
     };
+    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let layer = match format {
+        LogFormat::Text => layer.boxed(),
+        LogFormat::Json => layer.json().boxed(),
+    };
     tracing_subscriber::registry()
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_filter(levels)
-                .with_filter(quiet),
-        )
+        .with(layer.with_filter(levels).with_filter(quiet))
         .init();
 }
 

@@ -26,6 +26,8 @@ pub(crate) struct ChunkWriter {
     usage: Option<Usage>,
     /// The first stream error's kind, for the error event's `code`.
     error_kind: Option<ErrorKind>,
+    /// The `code` of the error event the stream ended with.
+    failure: Option<&'static str>,
     /// Why an announced call was cut off (the detector's `Unfinished`).
     cut_call: Option<String>,
     /// Text after a cut call is its markup given back: not the client's text.
@@ -87,6 +89,7 @@ impl ChunkWriter {
             calls: Vec::new(),
             usage: None,
             error_kind: None,
+            failure: None,
             cut_call: None,
             hold_text: false,
             ended: false,
@@ -171,13 +174,14 @@ impl ChunkWriter {
     }
 
     /// Ends the client's stream with an error event the SDKs raise.
-    fn fail(&mut self, message: &str, code: &str, out: &mut Vec<u8>) {
+    fn fail(&mut self, message: &str, code: &'static str, out: &mut Vec<u8>) {
         tracing::debug!(%message, code, "the client's stream ends with an error");
         let error =
             serde_json::json!({ "error": error_object(message, UPSTREAM_ERROR, Some(code), None) });
         out.extend_from_slice(b"data: ");
         push_json(out, &error);
         out.extend_from_slice(b"\n\n");
+        self.failure = Some(code);
         self.ended = true;
     }
 
@@ -271,6 +275,10 @@ fn push_json(out: &mut Vec<u8>, value: &impl Serialize) {
 impl FrameWriter for ChunkWriter {
     fn ended(&self) -> bool {
         self.ended
+    }
+
+    fn failure(&self) -> Option<&'static str> {
+        self.failure
     }
 
     fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {

@@ -127,6 +127,25 @@ impl ApiError {
         Self { status, error }
     }
 
+    /// What the request's log line calls this error: its `code` (a string or
+    /// a number, as an upstream may send), else its `type`.
+    pub(crate) fn outcome(&self) -> String {
+        let code = match self.error.get("code") {
+            Some(Value::String(code)) => Some(code.clone()),
+            Some(Value::Number(code)) => Some(code.to_string()),
+            _ => None,
+        };
+        let text = code
+            .or_else(|| {
+                self.error
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| "error".to_owned());
+        crate::core::echo_display(&crate::core::echo(&text))
+    }
+
     /// The whole answer's body: `{"error": {...}}`.
     pub(crate) fn body(&self) -> Value {
         json!({ "error": self.error })

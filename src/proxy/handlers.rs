@@ -11,11 +11,14 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures::StreamExt;
 use http::StatusCode;
+use serde_json::Value;
 use toolrouter_providers::{AdapterConfig, Wire};
+use tracing::Instrument as _;
 
 use super::chunks::ChunkWriter;
 use super::completion::CompletionBuilder;
 use super::error::{ApiError, INVALID_REQUEST};
+use super::record::{Door, RequestRecord};
 use super::request::ChatRequest;
 use super::turn::{FrameWriter, UpstreamTurn};
 use super::upstream::Upstream;
@@ -37,21 +40,36 @@ pub(crate) async fn chat_completions(
     State(state): State<Arc<ProxyState>>,
     request: Request,
 ) -> Response {
-    match chat(&state, request).await {
-        Ok(response) => response,
-        Err(error) => error.into_response(),
+    let mut record = RequestRecord::new(Door::OpenAi);
+    let span = record.span();
+    async move {
+        match chat(&state, request, &mut record).await {
+            Ok(response) => response,
+            Err(error) => {
+                record.end(error.status, &error.outcome());
+                error.into_response()
+            }
+        }
     }
+    .instrument(span)
+    .await
 }
 
-async fn chat(state: &ProxyState, request: Request) -> Result<Response, ApiError> {
+/// The request; `record` moves into the turn once the upstream answered.
+async fn chat(
+    state: &ProxyState,
+    request: Request,
+    record: &mut RequestRecord,
+) -> Result<Response, ApiError> {
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
     let chat = ChatRequest::read(&body)?;
     drop(body);
+    record.request(&chat.model, chat.stream);
     let bytes = state
         .upstream
-        .post_chat(chat.upstream_body, client_key.as_deref())
+        .post_chat(chat.upstream_body, client_key.as_deref(), record)
         .await?;
     let session = RouteSession::with_adapter_config(
         state.wire,
@@ -59,7 +77,7 @@ async fn chat(state: &ProxyState, request: Request) -> Result<Response, ApiError
         state.detect.clone(),
         AdapterConfig::default(),
     );
-    let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes);
+    let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes, record.detach());
     if chat.stream {
         Ok(stream(
             turn,
@@ -87,23 +105,29 @@ pub(super) fn stream<W: FrameWriter>(turn: UpstreamTurn, writer: W, model: Strin
         events: Vec::new(),
         model,
     };
-    let frames = futures::stream::unfold(state, |mut s| async move {
-        loop {
-            if s.writer.ended() || !s.turn.next(&mut s.events).await {
-                return None;
-            }
-            let mut out = Vec::new();
-            let Streaming {
-                turn,
-                writer,
-                events,
-                model,
-            } = &mut s;
-            writer.write(events, &|| turn.meta(model), &mut out);
-            if !out.is_empty() {
-                return Some((Ok::<_, Infallible>(Bytes::from(out)), s));
+    let frames = futures::stream::unfold(state, |mut s| {
+        let span = s.turn.record().span();
+        async move {
+            loop {
+                if s.writer.ended() || !s.turn.next(&mut s.events).await {
+                    let outcome = s.writer.failure().unwrap_or("ok");
+                    s.turn.record().end(StatusCode::OK, outcome);
+                    return None;
+                }
+                let mut out = Vec::new();
+                let Streaming {
+                    turn,
+                    writer,
+                    events,
+                    model,
+                } = &mut s;
+                writer.write(events, &|| turn.meta(model), &mut out);
+                if !out.is_empty() {
+                    return Some((Ok::<_, Infallible>(Bytes::from(out)), s));
+                }
             }
         }
+        .instrument(span)
     });
     let mut response = Response::new(Body::from_stream(frames));
     let headers = response.headers_mut();
@@ -119,7 +143,18 @@ pub(super) fn stream<W: FrameWriter>(turn: UpstreamTurn, writer: W, model: Strin
 }
 
 /// The answer in one piece.
-async fn complete(mut turn: UpstreamTurn, model: String) -> Result<Response, ApiError> {
+async fn complete(turn: UpstreamTurn, model: String) -> Result<Response, ApiError> {
+    let completion = complete_turn(turn, &model).await?;
+    Ok((
+        [(http::header::CONTENT_TYPE, "application/json")],
+        completion.to_string(),
+    )
+        .into_response())
+}
+
+/// Reads the whole turn into one `chat.completion` (both doors' one-piece
+/// answers), logging how it ended.
+pub(super) async fn complete_turn(mut turn: UpstreamTurn, model: &str) -> Result<Value, ApiError> {
     let mut builder = CompletionBuilder::default();
     let mut events = Vec::new();
     while turn.next(&mut events).await {
@@ -128,12 +163,12 @@ async fn complete(mut turn: UpstreamTurn, model: String) -> Result<Response, Api
             break;
         }
     }
-    let completion = builder.build(turn.meta(&model))?;
-    Ok((
-        [(http::header::CONTENT_TYPE, "application/json")],
-        completion.to_string(),
-    )
-        .into_response())
+    let built = builder.build(turn.meta(model));
+    match &built {
+        Ok(_) => turn.record().end(StatusCode::OK, "ok"),
+        Err(error) => turn.record().end(error.status, &error.outcome()),
+    }
+    built
 }
 
 /// `GET /v1/models` and `GET /v1/models/{id}`: the upstream's answer as it came.

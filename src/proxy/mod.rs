@@ -11,7 +11,8 @@
 //!
 //! [`serve_proxy`] binds and serves ([`ProxyOptions`], [`ProxyServer`]);
 //! `request.rs` reads the client's request, `upstream.rs` reaches the model
-//! server, `turn.rs` routes its answer, `chunks.rs` writes it as a stream of
+//! server, `turn.rs` routes its answer (`record.rs` keeps each request's tracing
+//! span and closing log line), `chunks.rs` writes it as a stream of
 //! chunks and `completion.rs` as one answer; `error.rs` holds the OpenAI error
 //! shape every failure is answered in.
 //!
@@ -24,6 +25,7 @@ mod error;
 mod handlers;
 mod meta;
 mod options;
+mod record;
 mod request;
 mod server;
 mod turn;

@@ -6,6 +6,7 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 
 use super::meta::{ChunkMeta, MetaSniffer};
+use super::record::RequestRecord;
 use super::upstream::error_chain;
 use crate::router::{RouteEvent, RouteSession};
 
@@ -17,14 +18,17 @@ pub(crate) struct UpstreamTurn {
     read: usize,
     max_bytes: usize,
     ended: bool,
+    record: RequestRecord,
 }
 
 impl UpstreamTurn {
-    /// Routes `bytes` through `session`, reading at most `max_bytes`.
+    /// Routes `bytes` through `session`, reading at most `max_bytes`;
+    /// `record` is the request's log, written when the turn is dropped.
     pub(crate) fn new(
         bytes: BoxStream<'static, Result<Bytes, reqwest::Error>>,
         session: RouteSession,
         max_bytes: usize,
+        record: RequestRecord,
     ) -> Self {
         Self {
             bytes,
@@ -33,6 +37,7 @@ impl UpstreamTurn {
             read: 0,
             max_bytes,
             ended: false,
+            record,
         }
     }
 
@@ -43,8 +48,10 @@ impl UpstreamTurn {
         if self.ended {
             return false;
         }
+        let before = out.len();
         match self.bytes.next().await {
             Some(Ok(chunk)) => {
+                self.record.first_byte();
                 self.read = self.read.saturating_add(chunk.len());
                 if self.read > self.max_bytes {
                     self.ended = true;
@@ -72,7 +79,13 @@ impl UpstreamTurn {
                 self.session.finish(out);
             }
         }
+        self.record.observe(out.get(before..).unwrap_or_default());
         true
+    }
+
+    /// The request's log.
+    pub(crate) fn record(&mut self) -> &mut RequestRecord {
+        &mut self.record
     }
 
     /// The answer's metadata as far as it is known (`fallback_model` when the
@@ -88,6 +101,10 @@ pub(crate) trait FrameWriter: Send + 'static {
     /// Whether the client's stream is complete (its end or an error event
     /// written); the upstream need not be read any further.
     fn ended(&self) -> bool;
+
+    /// The `code` of the error event the stream ended with, if it did
+    /// (`upstream_truncated`, `incomplete_tool_call`, …).
+    fn failure(&self) -> Option<&'static str>;
 
     /// Writes the frames of one event to `out`; `meta` gives the answer's
     /// metadata when the first frame is written.

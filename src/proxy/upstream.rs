@@ -9,6 +9,7 @@ use toolrouter_providers::{ProviderProfile, Wire};
 
 use super::error::{ApiError, ProxyError};
 use super::options::{ProxyOptions, UpstreamKey};
+use super::record::RequestRecord;
 use crate::chat::endpoint;
 
 /// The most bytes of an upstream's error answer read.
@@ -94,6 +95,7 @@ impl Upstream {
         &self,
         body: Vec<u8>,
         client_key: Option<&str>,
+        record: &mut RequestRecord,
     ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, reqwest::Error>>, ApiError> {
         let mut headers = self.auth_headers(client_key);
         headers.insert(
@@ -107,6 +109,7 @@ impl Upstream {
         let request = self.client.post(&self.chat_url).headers(headers).body(body);
         let response = request.send().await.map_err(unreachable)?;
         let status = response.status();
+        record.upstream_answered(status);
         tracing::debug!(%status, "upstream answered");
         if !status.is_success() {
             let body = read_bounded(response, MAX_ERROR_BYTES).await;

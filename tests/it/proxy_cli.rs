@@ -183,3 +183,125 @@ fn a_non_loopback_listen_needs_allow_remote_and_a_token() {
     let output = run(&["--allow-remote", "--token", "t", "--forward-key"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// The `proxy request done` lines of a `--log-format json` log, as objects.
+fn request_lines(log: &str) -> Vec<serde_json::Value> {
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|line| line["fields"]["message"] == "proxy request done")
+        .collect()
+}
+
+#[tokio::test]
+async fn json_logs_give_one_line_per_request_with_its_span() {
+    let upstream = ReplayServer::start(vec![
+        Reply::sse(recording("openai-compat.hermes-text.sse")),
+        Reply::sse(recording("openai-compat.answer.sse")),
+        Reply::json(429, &json!({"error": {"message": "slow down", "type": "rate_limit", "code": "rate_limited"}})),
+    ])
+    .await;
+    let (child, url) = start(
+        upstream.base_url(),
+        &["--log-format", "json"],
+        &[("TOOLROUTER_LOG", "info")],
+    );
+    let client = reqwest::Client::new();
+    // Streamed, through the OpenAI door: the model wrote one Hermes call.
+    let response = client
+        .post(format!("{url}/chat/completions"))
+        .json(&request(true))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fold(&frames(response).await).calls.len(), 1);
+    // In one piece, through the Anthropic door.
+    let root = url.strip_suffix("/v1").unwrap();
+    let response = client
+        .post(format!("{root}/v1/messages"))
+        .json(&json!({"model": "claude-like", "max_tokens": 64,
+            "messages": [{"role": "user", "content": "hi"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    // The upstream refuses.
+    let response = client
+        .post(format!("{url}/chat/completions"))
+        .json(&request(false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    let log = stop(child);
+    let lines = request_lines(&log);
+    assert_eq!(lines.len(), 3, "one line per request:\n{log}");
+    let (streamed, message, refused) = (
+        &lines[0]["fields"],
+        &lines[1]["fields"],
+        &lines[2]["fields"],
+    );
+    assert_eq!(streamed["door"], "chat_completions");
+    assert_eq!(streamed["model"], "\"m\"");
+    assert_eq!(streamed["stream"], true);
+    assert_eq!(streamed["status"], 200);
+    assert_eq!(streamed["upstream_status"], 200);
+    assert_eq!(streamed["calls"], 1);
+    assert_eq!(streamed["outcome"], "ok");
+    let head = streamed["upstream_head_ms"].as_f64().unwrap();
+    let first = streamed["first_byte_ms"].as_f64().unwrap();
+    let total = streamed["duration_ms"].as_f64().unwrap();
+    assert!(0.0 < head && head <= first && first <= total, "{streamed}");
+    // The line is written in the request's span.
+    assert_eq!(lines[0]["span"]["name"], "proxy_request");
+    assert_eq!(lines[0]["span"]["door"], "chat_completions");
+    assert_eq!(message["door"], "messages");
+    assert_eq!(message["stream"], false);
+    assert_eq!(message["calls"], 0);
+    assert_eq!(message["outcome"], "ok");
+    assert_eq!(refused["status"], 429);
+    assert_eq!(refused["upstream_status"], 429);
+    assert_eq!(refused["outcome"], "rate_limited");
+    assert!(refused["first_byte_ms"].is_null(), "{refused}");
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_mid_stream_is_logged_as_gone() {
+    let frames = (0..400).map(|n| {
+        let chunk = json!({"id": "chatcmpl-long", "object": "chat.completion.chunk", "created": 1,
+            "model": "m", "choices": [{"index": 0, "delta": {"content": format!("word{n} ")},
+            "finish_reason": null}]});
+        format!("data: {chunk}\n\n")
+    });
+    let upstream = ReplayServer::start(vec![
+        Reply::frames(frames).pause(std::time::Duration::from_millis(20)),
+    ])
+    .await;
+    let (child, url) = start(
+        upstream.base_url(),
+        &["--log-format", "json"],
+        &[("TOOLROUTER_LOG", "info")],
+    );
+    let mut response = reqwest::Client::new()
+        .post(format!("{url}/chat/completions"))
+        .json(&request(true))
+        .send()
+        .await
+        .unwrap();
+    assert!(response.chunk().await.unwrap().is_some());
+    drop(response);
+    assert!(
+        upstream
+            .wait_abandoned(std::time::Duration::from_secs(10))
+            .await,
+        "the upstream kept streaming to a client that left"
+    );
+    let log = stop(child);
+    let lines = request_lines(&log);
+    assert_eq!(lines.len(), 1, "{log}");
+    assert_eq!(lines[0]["fields"]["outcome"], "client_gone", "{log}");
+    assert_eq!(
+        lines[0]["fields"]["status"],
+        serde_json::Value::Null,
+        "{log}"
+    );
+}

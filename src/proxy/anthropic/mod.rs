@@ -18,29 +18,45 @@ use toolrouter_providers::AdapterConfig;
 
 use self::request::MessagesRequest;
 use self::stream::EventWriter;
-use super::completion::CompletionBuilder;
 use super::error::ApiError;
-use super::handlers::{ProxyState, client_key, read_body, stream};
+use super::handlers::{ProxyState, client_key, complete_turn, read_body, stream};
+use super::record::{Door, RequestRecord};
 use super::turn::UpstreamTurn;
 use crate::router::RouteSession;
+use tracing::Instrument as _;
 
 /// `POST /v1/messages`.
 pub(crate) async fn messages(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
-    match handle(&state, request).await {
-        Ok(response) => response,
-        Err(error) => anthropic_error(&error),
+    let mut record = RequestRecord::new(Door::Anthropic);
+    let span = record.span();
+    async move {
+        match handle(&state, request, &mut record).await {
+            Ok(response) => response,
+            Err(error) => {
+                record.end(error.status, &error.outcome());
+                anthropic_error(&error)
+            }
+        }
     }
+    .instrument(span)
+    .await
 }
 
-async fn handle(state: &ProxyState, request: Request) -> Result<Response, ApiError> {
+/// The request; `record` moves into the turn once the upstream answered.
+async fn handle(
+    state: &ProxyState,
+    request: Request,
+    record: &mut RequestRecord,
+) -> Result<Response, ApiError> {
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
     let request = MessagesRequest::read(&body)?;
     drop(body);
+    record.request(&request.model, request.stream);
     let bytes = state
         .upstream
-        .post_chat(request.upstream_body, client_key.as_deref())
+        .post_chat(request.upstream_body, client_key.as_deref(), record)
         .await?;
     let session = RouteSession::with_adapter_config(
         state.wire,
@@ -48,7 +64,7 @@ async fn handle(state: &ProxyState, request: Request) -> Result<Response, ApiErr
         state.detect.clone(),
         AdapterConfig::default(),
     );
-    let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes);
+    let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes, record.detach());
     if request.stream {
         Ok(stream(turn, EventWriter::default(), request.model))
     } else {
@@ -57,16 +73,8 @@ async fn handle(state: &ProxyState, request: Request) -> Result<Response, ApiErr
 }
 
 /// The answer in one piece: the OpenAI door's completion, as a `message`.
-async fn complete(mut turn: UpstreamTurn, model: &str) -> Result<Response, ApiError> {
-    let mut builder = CompletionBuilder::default();
-    let mut events = Vec::new();
-    while turn.next(&mut events).await {
-        builder.push(&mut events);
-        if builder.failed() {
-            break;
-        }
-    }
-    let completion = builder.build(turn.meta(model))?;
+async fn complete(turn: UpstreamTurn, model: &str) -> Result<Response, ApiError> {
+    let completion = complete_turn(turn, model).await?;
     let message = message_of(&completion);
     Ok((
         [(http::header::CONTENT_TYPE, "application/json")],

@@ -12,6 +12,8 @@ use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
 use super::message_id;
 use crate::core::{DetectEvent, DiagnosticKind, WireFormat};
+use crate::proxy::chunks::error_code;
+use crate::proxy::error::UPSTREAM_ERROR;
 use crate::proxy::meta::ChunkMeta;
 use crate::router::RouteEvent;
 
@@ -52,6 +54,10 @@ pub(crate) struct EventWriter {
     usage: Option<Usage>,
     cut_call: Option<String>,
     hold_text: bool,
+    /// The first stream error's kind, for the log's outcome.
+    error_kind: Option<ErrorKind>,
+    /// Why the stream ended with an error event (the OpenAI door's codes).
+    failure: Option<&'static str>,
     ended: bool,
 }
 
@@ -192,7 +198,8 @@ impl EventWriter {
     ) {
         if stop == StopReason::Error {
             let message = error.unwrap_or_else(|| "the upstream's answer failed".to_owned());
-            self.fail(&message, out);
+            let code = self.error_kind.map_or(UPSTREAM_ERROR, error_code);
+            self.fail(&message, code, out);
             return;
         }
         if stop != StopReason::MaxTokens
@@ -202,7 +209,7 @@ impl EventWriter {
                 .cut_call
                 .take()
                 .unwrap_or_else(|| format!("the model's call to `{}` did not complete", open.name));
-            self.fail(&why, out);
+            self.fail(&why, "incomplete_tool_call", out);
             return;
         }
         self.start_waiting(true, meta, out);
@@ -229,13 +236,14 @@ impl EventWriter {
     }
 
     /// Ends the client's stream with an `error` event, which the SDK raises.
-    fn fail(&mut self, message: &str, out: &mut Vec<u8>) {
+    fn fail(&mut self, message: &str, code: &'static str, out: &mut Vec<u8>) {
         tracing::debug!(%message, "the client's stream ends with an error");
         event(
             out,
             "error",
             &json!({"type": "error", "error": {"type": "api_error", "message": message}}),
         );
+        self.failure = Some(code);
         self.ended = true;
     }
 }
@@ -275,6 +283,10 @@ fn event(out: &mut Vec<u8>, name: &str, data: &Value) {
 impl FrameWriter for EventWriter {
     fn ended(&self) -> bool {
         self.ended
+    }
+
+    fn failure(&self) -> Option<&'static str> {
+        self.failure
     }
 
     fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
@@ -337,13 +349,14 @@ impl FrameWriter for EventWriter {
                     self.cut_call = Some(why);
                     self.hold_text = true;
                 } else {
-                    self.fail(&why, out);
+                    self.fail(&why, "incomplete_tool_call", out);
                 }
             }
             RouteEvent::Usage { usage } => self.usage = Some(usage),
             RouteEvent::ProviderError { kind, message } => {
+                self.error_kind.get_or_insert(kind);
                 if kind == ErrorKind::Provider {
-                    self.fail(&message, out);
+                    self.fail(&message, UPSTREAM_ERROR, out);
                 } else {
                     tracing::debug!(?kind, %message, "upstream stream error");
                 }
