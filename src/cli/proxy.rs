@@ -69,6 +69,11 @@ pub(crate) struct ProxyArgs {
     /// (0: no limit).
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     read_timeout: u64,
+    /// For an upstream without tool support: teach the request's tools in the
+    /// system prompt (the XML tag convention) instead of declaring them, and
+    /// send earlier calls and results upstream as text.
+    #[arg(long)]
+    text_tools: bool,
     /// Detector options.
     #[command(flatten)]
     detect: DetectArgs,
@@ -87,7 +92,8 @@ pub(crate) fn run(args: ProxyArgs) -> Result<(), String> {
         .with_max_connections((args.max_connections > 0).then_some(args.max_connections))
         .with_max_request_bytes(args.max_request_bytes)
         .with_max_turn_bytes(args.max_turn_bytes)
-        .with_read_timeout(seconds(args.read_timeout));
+        .with_read_timeout(seconds(args.read_timeout))
+        .with_text_tools(args.text_tools);
     if let Some(token) = &args.token {
         options = options.with_bearer_token(token.clone());
     }

@@ -33,6 +33,7 @@ pub(crate) struct ProxyState {
     pub(crate) detect: DetectConfig,
     pub(crate) max_request_bytes: usize,
     pub(crate) max_turn_bytes: usize,
+    pub(crate) text_tools: bool,
 }
 
 /// `POST /v1/chat/completions`.
@@ -64,7 +65,7 @@ async fn chat(
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let chat = ChatRequest::read(&body)?;
+    let chat = ChatRequest::read(&body, state.text_tools)?;
     drop(body);
     record.request(&chat.model, chat.stream);
     let bytes = state

@@ -28,6 +28,7 @@ mod options;
 mod record;
 mod request;
 mod server;
+mod text_tools;
 mod turn;
 mod upstream;
 

@@ -71,6 +71,10 @@ pub struct ProxyOptions {
     /// Time the upstream may send nothing, before and during its answer,
     /// before the request is given up. `None` waits forever.
     pub read_timeout: Option<Duration>,
+    /// For an upstream without tool support: the request's tools are taught
+    /// in the system prompt in the XML tag convention instead of being
+    /// declared, and earlier calls and results go upstream as text.
+    pub text_tools: bool,
 }
 
 impl fmt::Debug for ProxyOptions {
@@ -85,6 +89,7 @@ impl fmt::Debug for ProxyOptions {
             .field("upstream_key", &self.upstream_key)
             .field("max_request_bytes", &self.max_request_bytes)
             .field("max_turn_bytes", &self.max_turn_bytes)
+            .field("text_tools", &self.text_tools)
             .finish_non_exhaustive()
     }
 }
@@ -114,6 +119,7 @@ impl ProxyOptions {
             max_turn_bytes: DEFAULT_MAX_TURN_BYTES,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
+            text_tools: false,
         }
     }
 
@@ -187,6 +193,13 @@ impl ProxyOptions {
     /// Sets the upstream read timeout (`None`: none).
     pub fn with_read_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.read_timeout = timeout.into();
+        self
+    }
+
+    /// Teaches the tools in the system prompt instead of declaring them
+    /// ([`text_tools`](Self::text_tools)).
+    pub fn with_text_tools(mut self, text_tools: bool) -> Self {
+        self.text_tools = text_tools;
         self
     }
 }

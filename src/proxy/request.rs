@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
+use super::text_tools;
 use crate::core::{JsonObject, ToolCatalog, ToolShape, echo};
 
 /// A client's request, checked.
@@ -28,7 +29,10 @@ impl ChatRequest {
     /// with two changes: `stream` is always `true` (the proxy reads every
     /// answer as a stream), and a client that did not ask for a stream gets
     /// `stream_options.include_usage`, so its one answer can carry `usage`.
-    pub(crate) fn read(body: &[u8]) -> Result<Self, ApiError> {
+    ///
+    /// With `text_tools`, the body is then rewritten for an upstream without
+    /// tool support ([`text_tools::teach`]).
+    pub(crate) fn read(body: &[u8], text_tools: bool) -> Result<Self, ApiError> {
         let value: Value = serde_json::from_slice(body).map_err(|e| {
             ApiError::bad_request(format!("the request body is not valid JSON: {e}"), None)
         })?;
@@ -86,6 +90,9 @@ impl ChatRequest {
             let mut options = Map::new();
             options.insert("include_usage".to_owned(), Value::Bool(true));
             object.insert("stream_options".to_owned(), Value::Object(options));
+        }
+        if text_tools {
+            text_tools::teach(&mut object)?;
         }
         let upstream_body = serde_json::to_vec(&object).map_err(|e| {
             ApiError::bad_request(format!("the request cannot be written again: {e}"), None)

@@ -114,6 +114,7 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             .with_formats(profile_formats(found.profile)),
         max_request_bytes: options.max_request_bytes,
         max_turn_bytes: options.max_turn_bytes,
+        text_tools: options.text_tools,
     });
     let router = front_door(state, &options);
     let limits = ConnLimits {

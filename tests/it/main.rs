@@ -18,6 +18,7 @@ mod proxy_anthropic;
 mod proxy_cli;
 mod proxy_faults;
 mod proxy_python;
+mod proxy_text_tools;
 mod registry;
 mod route;
 mod server_cli;

@@ -268,7 +268,7 @@ async fn faults_come_back_in_anthropics_error_shape() {
 }
 
 /// Runs one scenario of the SDK script against the proxy; its JSON line.
-async fn app(scenario: &str, proxy: &ProxyServer) -> Value {
+pub(crate) async fn app(scenario: &str, proxy: &ProxyServer) -> Value {
     let python = python_with_anthropic();
     let script = repo_root().join("tests/proxy/anthropic_client.py");
     let (scenario, base_url) = (

@@ -17,7 +17,7 @@ use crate::support::replay::{ReplayServer, Reply};
 use crate::support::{repo_root, shared_dir};
 
 /// Runs one scenario of the client script against `base_url`; its JSON line.
-async fn app(scenario: &str, base_url: &str) -> Value {
+pub(crate) async fn app(scenario: &str, base_url: &str) -> Value {
     let python = python_with_openai();
     let script = repo_root().join("tests/proxy/openai_client.py");
     let (scenario, base_url) = (scenario.to_owned(), base_url.to_owned());

@@ -51,7 +51,7 @@ async fn handle(
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let request = MessagesRequest::read(&body)?;
+    let request = MessagesRequest::read(&body, state.text_tools)?;
     drop(body);
     record.request(&request.model, request.stream);
     let bytes = state

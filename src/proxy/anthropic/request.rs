@@ -27,8 +27,9 @@ fn bad(message: impl Into<String>) -> ApiError {
 }
 
 impl MessagesRequest {
-    /// Reads and translates a request body.
-    pub(crate) fn read(body: &[u8]) -> Result<Self> {
+    /// Reads and translates a request body; with `text_tools`, for an
+    /// upstream without tool support (`text_tools::teach`).
+    pub(crate) fn read(body: &[u8], text_tools: bool) -> Result<Self> {
         let value: Value = serde_json::from_slice(body)
             .map_err(|e| bad(format!("the request body is not valid JSON: {e}")))?;
         let Value::Object(object) = value else {
@@ -87,6 +88,9 @@ impl MessagesRequest {
         translate_tool_choice(&object, &mut body)?;
         body.insert("stream".to_owned(), Value::Bool(true));
         body.insert("stream_options".to_owned(), json!({"include_usage": true}));
+        if text_tools {
+            crate::proxy::text_tools::teach(&mut body)?;
+        }
         let upstream_body = serde_json::to_vec(&body)
             .map_err(|e| bad(format!("the request cannot be written again: {e}")))?;
         Ok(Self {

@@ -1,0 +1,130 @@
+//! `toolrouter proxy --text-tools`, for an upstream without tool support: the
+//! official `openai` and `anthropic` SDKs run a whole tool loop through it,
+//! the upstream receives the tools taught in its system prompt (never
+//! declared) and the loop's call and result as text, and the call the model
+//! writes in the XML tag convention reaches the SDK structured. The
+//! expectations are written by hand from `tests/data/proxy/openai-compat.xml-text.sse`
+//! and the convention's rules (`docs/proxy.md`).
+
+#![allow(clippy::unwrap_used)]
+
+use serde_json::{Value, json};
+use toolrouter::ProxyOptions;
+
+use crate::proxy::{proxy_with, recording};
+use crate::support::replay::{ReplayServer, Reply};
+
+/// The assistant turn and the results, as the upstream must receive them.
+const ASSISTANT_TEXT: &str = "I'll check the weather in Paris.\n<get_weather>\n<city>Paris</city>\n<unit>celsius</unit>\n</get_weather>";
+const RESULT_TEXT: &str = "<tool_result name=\"get_weather\">\n18 °C and sunny\n</tool_result>";
+
+async fn text_tools_proxy(upstream: &ReplayServer) -> toolrouter::ProxyServer {
+    proxy_with(
+        ProxyOptions::new("127.0.0.1:0".parse().unwrap(), upstream.base_url(), "vllm")
+            .with_text_tools(true),
+    )
+    .await
+}
+
+/// The first request: no tool declared, the tool taught in a system message
+/// put first, the user's question after it.
+fn assert_taught(body: &Value) {
+    for key in ["tools", "tool_choice", "functions"] {
+        assert!(body.get(key).is_none(), "`{key}` was sent: {body}");
+    }
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{body}");
+    assert_eq!(messages[0]["role"], "system");
+    let prompt = messages[0]["content"].as_str().unwrap();
+    assert!(prompt.starts_with("# Tools\n"), "{prompt}");
+    assert!(
+        prompt.contains("\n### get_weather\nThe current weather in a city\n"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("- city (string, required)\n"), "{prompt}");
+    assert!(
+        prompt.contains("- unit (string, optional, one of: \"celsius\", \"fahrenheit\")\n"),
+        "{prompt}"
+    );
+    assert_eq!(
+        messages[1],
+        json!({"role": "user", "content": "What is the weather in Paris?"})
+    );
+}
+
+/// The second request: the same system message, then the question, the
+/// assistant's turn with its call as text, and the result as a user turn.
+fn assert_loop_as_text(first: &Value, second: &Value) {
+    let messages = second["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 4, "{second}");
+    assert_eq!(messages[0], first["messages"][0]);
+    assert_eq!(messages[1], first["messages"][1]);
+    assert_eq!(
+        messages[2],
+        json!({"role": "assistant", "content": ASSISTANT_TEXT})
+    );
+    assert_eq!(messages[3], json!({"role": "user", "content": RESULT_TEXT}));
+    assert!(second.get("tools").is_none(), "{second}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openai_sdk_runs_a_tool_loop_against_an_upstream_without_tools() {
+    let upstream = ReplayServer::start(vec![
+        Reply::sse(recording("openai-compat.xml-text.sse")),
+        Reply::sse(recording("openai-compat.answer.sse")),
+    ])
+    .await;
+    let proxy = text_tools_proxy(&upstream).await;
+    let seen = crate::proxy_python::app("loop", &proxy.url()).await;
+    let first = &seen["first"];
+    assert_eq!(first["content"], "I'll check the weather in Paris.\n");
+    let calls = first["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{first}");
+    assert_eq!(calls[0]["name"], "get_weather");
+    assert_eq!(
+        calls[0]["arguments"],
+        json!({"city": "Paris", "unit": "celsius"})
+    );
+    // Streamed as the values arrived, not held to the call's end.
+    assert!(calls[0]["fragments"].as_u64().unwrap() >= 2, "{first}");
+    assert_eq!(first["finish_reason"], "tool_calls");
+    assert_eq!(seen["second"]["content"], "It is 18 °C and sunny in Paris.");
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_taught(&received[0].body);
+    assert_loop_as_text(&received[0].body, &received[1].body);
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_anthropic_sdk_runs_a_tool_loop_against_an_upstream_without_tools() {
+    let upstream = ReplayServer::start(vec![
+        Reply::sse(recording("openai-compat.xml-text.sse")),
+        Reply::sse(recording("openai-compat.answer.sse")),
+    ])
+    .await;
+    let proxy = text_tools_proxy(&upstream).await;
+    let seen = crate::proxy_anthropic::app("loop", &proxy).await;
+    let content = seen["first"]["content"].as_array().unwrap();
+    assert_eq!(content.len(), 2, "{seen}");
+    assert_eq!(
+        content[0],
+        json!({"type": "text", "text": "I'll check the weather in Paris.\n"})
+    );
+    assert_eq!(content[1]["type"], "tool_use");
+    assert_eq!(content[1]["name"], "get_weather");
+    assert_eq!(
+        content[1]["input"],
+        json!({"city": "Paris", "unit": "celsius"})
+    );
+    assert_eq!(seen["first"]["stop_reason"], "tool_use");
+    assert_eq!(
+        seen["second"]["content"],
+        json!([{"type": "text", "text": "It is 18 °C and sunny in Paris."}])
+    );
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_taught(&received[0].body);
+    assert_loop_as_text(&received[0].body, &received[1].body);
+    proxy.shutdown().await;
+}
