@@ -235,7 +235,7 @@ pub(crate) fn finish_reason(stop: StopReason, called: bool) -> &'static str {
     match stop {
         StopReason::ToolUse => "tool_calls",
         StopReason::MaxTokens => "length",
-        StopReason::ContentFilter => "content_filter",
+        StopReason::ContentFilter | StopReason::Refusal => "content_filter",
         _ if called => "tool_calls",
         _ => "stop",
     }

@@ -20,7 +20,7 @@ pub enum ProxyError {
     },
     /// The profile's wire is not the one this front door forwards to.
     #[error(
-        "provider `{provider}` speaks the `{wire}` wire; the proxy forwards to OpenAI-compatible upstreams only so far (`openai`, `vllm`, `llamacpp`, `lmstudio`, `openai-compatible`, `ollama-openai`, …)"
+        "provider `{provider}` speaks the `{wire}` wire; the proxy forwards to OpenAI-compatible upstreams (`openai`, `vllm`, `llamacpp`, `lmstudio`, `openai-compatible`, `ollama-openai`, …) and to Anthropic (`anthropic`)"
     )]
     UnsupportedWire {
         /// The profile.

@@ -19,7 +19,7 @@ use super::chunks::ChunkWriter;
 use super::completion::CompletionBuilder;
 use super::error::{ApiError, INVALID_REQUEST};
 use super::record::{Door, RequestRecord};
-use super::request::ChatRequest;
+use super::request::{ChatRequest, UpstreamShape};
 use super::turn::{FrameWriter, UpstreamTurn};
 use super::upstream::Upstream;
 use crate::detect::DetectConfig;
@@ -34,6 +34,16 @@ pub(crate) struct ProxyState {
     pub(crate) max_request_bytes: usize,
     pub(crate) max_turn_bytes: usize,
     pub(crate) text_tools: bool,
+}
+
+impl ProxyState {
+    /// What the upstream takes.
+    pub(crate) fn shape(&self) -> UpstreamShape {
+        UpstreamShape {
+            wire: self.wire,
+            text_tools: self.text_tools,
+        }
+    }
 }
 
 /// `POST /v1/chat/completions`.
@@ -65,7 +75,7 @@ async fn chat(
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let chat = ChatRequest::read(&body, state.text_tools)?;
+    let chat = ChatRequest::read(&body, state.shape())?;
     drop(body);
     record.request(&chat.model, chat.stream);
     let bytes = state

@@ -42,6 +42,17 @@ struct FrameMeta {
     created: Option<u64>,
     #[serde(default)]
     system_fingerprint: Option<String>,
+    /// Anthropic's `message_start` carries them in its `message`.
+    #[serde(default)]
+    message: Option<MessageMeta>,
+}
+
+#[derive(Deserialize)]
+struct MessageMeta {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
 }
 
 impl MetaSniffer {
@@ -89,9 +100,13 @@ impl MetaSniffer {
         let Some(data) = line.strip_prefix(b"data:") else {
             return;
         };
-        let Ok(frame) = serde_json::from_slice::<FrameMeta>(data.trim_ascii()) else {
+        let Ok(mut frame) = serde_json::from_slice::<FrameMeta>(data.trim_ascii()) else {
             return;
         };
+        if let Some(message) = frame.message.take() {
+            frame.id = frame.id.or(message.id.map(serde_json::Value::String));
+            frame.model = frame.model.or(message.model);
+        }
         // Azure's first chunk has `id: ""` and `model: ""`: keep looking.
         let id = match frame.id {
             Some(serde_json::Value::String(id)) => Some(id),

@@ -29,6 +29,7 @@ mod record;
 mod request;
 mod server;
 mod text_tools;
+mod to_anthropic;
 mod turn;
 mod upstream;
 

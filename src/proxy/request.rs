@@ -5,7 +5,9 @@
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
-use super::text_tools;
+use toolrouter_providers::Wire;
+
+use super::{text_tools, to_anthropic};
 use crate::core::{JsonObject, ToolCatalog, ToolShape, echo};
 
 /// A client's request, checked.
@@ -30,9 +32,8 @@ impl ChatRequest {
     /// answer as a stream), and a client that did not ask for a stream gets
     /// `stream_options.include_usage`, so its one answer can carry `usage`.
     ///
-    /// With `text_tools`, the body is then rewritten for an upstream without
-    /// tool support ([`text_tools::teach`]).
-    pub(crate) fn read(body: &[u8], text_tools: bool) -> Result<Self, ApiError> {
+    /// The body is then shaped for the upstream ([`UpstreamShape::body`]).
+    pub(crate) fn read(body: &[u8], shape: UpstreamShape) -> Result<Self, ApiError> {
         let value: Value = serde_json::from_slice(body).map_err(|e| {
             ApiError::bad_request(format!("the request body is not valid JSON: {e}"), None)
         })?;
@@ -91,18 +92,41 @@ impl ChatRequest {
             options.insert("include_usage".to_owned(), Value::Bool(true));
             object.insert("stream_options".to_owned(), Value::Object(options));
         }
-        if text_tools {
-            text_tools::teach(&mut object)?;
-        }
-        let upstream_body = serde_json::to_vec(&object).map_err(|e| {
-            ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
-        })?;
+        let upstream_body = shape.body(object)?;
         Ok(Self {
             stream,
             include_usage,
             model,
             catalog,
             upstream_body,
+        })
+    }
+}
+
+/// What the upstream takes: its wire, and whether tools go as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UpstreamShape {
+    /// The upstream's wire: OpenAI Chat Completions or Anthropic Messages.
+    pub(crate) wire: Wire,
+    /// `--text-tools`: the tools are taught in the system prompt.
+    pub(crate) text_tools: bool,
+}
+
+impl UpstreamShape {
+    /// The body sent upstream for a Chat Completions request (either door's,
+    /// the Anthropic door's translated first): with `text_tools`, rewritten
+    /// for an upstream without tool support ([`text_tools::teach`]); for an
+    /// Anthropic upstream, translated into a Messages request
+    /// ([`to_anthropic::messages_body`]).
+    pub(crate) fn body(self, mut object: Map<String, Value>) -> Result<Vec<u8>, ApiError> {
+        if self.text_tools {
+            text_tools::teach(&mut object)?;
+        }
+        if self.wire == Wire::Anthropic {
+            object = to_anthropic::messages_body(&object)?;
+        }
+        serde_json::to_vec(&object).map_err(|e| {
+            ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
         })
     }
 }

@@ -13,9 +13,15 @@ use super::chunks::ChunkWriter;
 use super::completion::CompletionBuilder;
 use super::error::ApiError;
 use super::meta::{ChunkMeta, MetaSniffer};
-use super::request::ChatRequest;
+use super::request::{ChatRequest, UpstreamShape};
 use super::turn::FrameWriter;
 use crate::core::{JsonObject, ToolCatalog};
+
+/// An OpenAI-compatible upstream with tool support.
+pub(super) const OPENAI: UpstreamShape = UpstreamShape {
+    wire: Wire::OpenAiChat,
+    text_tools: false,
+};
 use crate::detect::DetectConfig;
 use crate::router::{RouteEvent, RouteSession};
 
@@ -278,7 +284,7 @@ fn a_one_piece_answer_keeps_completed_calls_and_gives_broken_markup_back_as_text
 #[test]
 fn requests_are_read_once_and_go_upstream_streaming() {
     let check = |body: Value, stream: bool, include_usage: bool, tools: &[&str]| {
-        let request = ChatRequest::read(body.to_string().as_bytes(), false).unwrap();
+        let request = ChatRequest::read(body.to_string().as_bytes(), OPENAI).unwrap();
         assert_eq!(request.stream, stream, "{body}");
         assert_eq!(request.include_usage, include_usage, "{body}");
         let mut names: Vec<&str> = request.catalog.names().collect();

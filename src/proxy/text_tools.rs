@@ -58,7 +58,7 @@ pub(crate) fn teach(body: &mut Map<String, Value>) -> Result<(), ApiError> {
 /// The request's function tools (`tools` entries of type `function`, and the
 /// deprecated `functions`), as MCP tools for the prompt. The request was
 /// checked before (`read_catalog`): entries without a name are skipped.
-fn function_tools(body: &Map<String, Value>) -> Vec<Tool> {
+pub(super) fn function_tools(body: &Map<String, Value>) -> Vec<Tool> {
     let functions = body
         .get("tools")
         .and_then(Value::as_array)

@@ -12,6 +12,10 @@ use super::options::{ProxyOptions, UpstreamKey};
 use super::record::RequestRecord;
 use crate::chat::endpoint;
 
+/// The Messages API version sent to an Anthropic upstream (the one the
+/// router's Anthropic adapter reads).
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+
 /// The most bytes of an upstream's error answer read.
 const MAX_ERROR_BYTES: usize = 64 * 1024;
 
@@ -97,7 +101,7 @@ impl Upstream {
         client_key: Option<&str>,
         record: &mut RequestRecord,
     ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, reqwest::Error>>, ApiError> {
-        let mut headers = self.auth_headers(client_key);
+        let mut headers = self.headers(client_key);
         headers.insert(
             http::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
@@ -139,11 +143,17 @@ impl Upstream {
         path: &str,
         client_key: Option<&str>,
     ) -> Result<Passed, ApiError> {
-        let url = format!("{}/{path}", self.base);
+        // Anthropic's base URL is the host (`https://api.anthropic.com`), the
+        // OpenAI SDKs' ends in the version (`…/v1`).
+        let url = if self.wire == Wire::Anthropic && !self.base.ends_with("/v1") {
+            format!("{}/v1/{path}", self.base)
+        } else {
+            format!("{}/{path}", self.base)
+        };
         let response = self
             .client
             .get(&url)
-            .headers(self.auth_headers(client_key))
+            .headers(self.headers(client_key))
             .send()
             .await
             .map_err(unreachable)?;
@@ -165,6 +175,18 @@ impl Upstream {
             content_type,
             body,
         })
+    }
+
+    /// The headers of every request: the key's, and Anthropic's version.
+    fn headers(&self, client_key: Option<&str>) -> HeaderMap {
+        let mut headers = self.auth_headers(client_key);
+        if self.wire == Wire::Anthropic {
+            headers.insert(
+                HeaderName::from_static("anthropic-version"),
+                HeaderValue::from_static(ANTHROPIC_VERSION),
+            );
+        }
+        headers
     }
 
     /// The key's headers in the profile's style, marked sensitive so that no

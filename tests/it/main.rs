@@ -15,6 +15,7 @@ mod gateway_server;
 mod peer_vectors;
 mod proxy;
 mod proxy_anthropic;
+mod proxy_anthropic_upstream;
 mod proxy_cli;
 mod proxy_faults;
 mod proxy_python;

@@ -51,7 +51,7 @@ async fn handle(
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let request = MessagesRequest::read(&body, state.text_tools)?;
+    let request = MessagesRequest::read(&body, state.shape())?;
     drop(body);
     record.request(&request.model, request.stream);
     let bytes = state
@@ -135,6 +135,10 @@ fn message_of(completion: &Value) -> Value {
 /// The message id for the upstream's completion id: `msg_` and the id
 /// without its `chatcmpl-` prefix.
 pub(crate) fn message_id(id: &str) -> String {
+    if id.starts_with("msg_") && id.len() > 4 {
+        // An Anthropic upstream's own id.
+        return id.to_owned();
+    }
     let bare = id.strip_prefix("chatcmpl-").unwrap_or(id);
     if bare.is_empty() {
         format!("msg_{}", uuid::Uuid::new_v4().simple())

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::core::{JsonObject, ToolCatalog, ToolShape, echo};
 use crate::proxy::error::ApiError;
+use crate::proxy::request::UpstreamShape;
 
 /// A client's request, checked and translated.
 #[derive(Debug)]
@@ -27,9 +28,9 @@ fn bad(message: impl Into<String>) -> ApiError {
 }
 
 impl MessagesRequest {
-    /// Reads and translates a request body; with `text_tools`, for an
-    /// upstream without tool support (`text_tools::teach`).
-    pub(crate) fn read(body: &[u8], text_tools: bool) -> Result<Self> {
+    /// Reads and translates a request body, then shapes it for the upstream
+    /// ([`UpstreamShape::body`]).
+    pub(crate) fn read(body: &[u8], shape: UpstreamShape) -> Result<Self> {
         let value: Value = serde_json::from_slice(body)
             .map_err(|e| bad(format!("the request body is not valid JSON: {e}")))?;
         let Value::Object(object) = value else {
@@ -88,11 +89,7 @@ impl MessagesRequest {
         translate_tool_choice(&object, &mut body)?;
         body.insert("stream".to_owned(), Value::Bool(true));
         body.insert("stream_options".to_owned(), json!({"include_usage": true}));
-        if text_tools {
-            crate::proxy::text_tools::teach(&mut body)?;
-        }
-        let upstream_body = serde_json::to_vec(&body)
-            .map_err(|e| bad(format!("the request cannot be written again: {e}")))?;
+        let upstream_body = shape.body(body)?;
         Ok(Self {
             stream,
             model,
