@@ -20,6 +20,7 @@ mod proxy_cli;
 mod proxy_faults;
 mod proxy_python;
 mod proxy_text_tools;
+mod proxy_vercel;
 mod registry;
 mod route;
 mod server_cli;

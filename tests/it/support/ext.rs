@@ -117,3 +117,35 @@ pub fn npm_bin(spec: &str, bin: &str) -> PathBuf {
     assert!(path.exists(), "{spec} installed no `{bin}` binary");
     path
 }
+
+/// A `node_modules` directory holding the npm packages `specs`
+/// (`name@version`), installed into the cache first unless `marker` (a
+/// package name) is already there. `.ci/setup-npm.sh` installs the same.
+pub fn npm_modules(specs: &[&str], marker: &str) -> PathBuf {
+    let prefix = ext_dir().join("npm");
+    let modules = prefix.join("node_modules");
+    let installed = |modules: &Path| modules.join(marker).join("package.json").exists();
+    locked(&ext_dir(), || {
+        if !installed(&modules) {
+            run(
+                Command::new("npm")
+                    .args([
+                        "install",
+                        "--no-audit",
+                        "--no-fund",
+                        "--loglevel=error",
+                        "--prefix",
+                    ])
+                    .arg(&prefix)
+                    .args(specs),
+                &format!("npm install {}", specs.join(" ")),
+            );
+        }
+    });
+    assert!(
+        installed(&modules),
+        "{} did not install {marker}",
+        specs.join(" ")
+    );
+    modules
+}

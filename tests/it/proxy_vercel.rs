@@ -1,0 +1,117 @@
+//! `toolrouter proxy` with the Vercel AI SDK (`ai` and
+//! `@ai-sdk/openai-compatible` from npm) as the app: `tests/proxy/vercel_client.mjs`
+//! makes the requests and prints what the SDK gave it. The proxy runs here in
+//! front of a loopback model server replaying recordings of a model that writes
+//! its calls as Hermes text; the expectations are written by hand from them.
+
+#![allow(clippy::unwrap_used)]
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::proxy::{proxy_for, recording};
+use crate::support::ext::npm_modules;
+use crate::support::replay::{ReplayServer, Reply};
+use crate::support::repo_root;
+
+/// Keep in sync with `.ci/setup-npm.sh`.
+const SDK: [&str; 2] = ["ai@7.0.173", "@ai-sdk/openai-compatible@3.0.92"];
+
+/// Runs one scenario of the client script against `base_url`; its JSON line.
+async fn app(scenario: &str, base_url: &str) -> Value {
+    let modules = npm_modules(&SDK, "@ai-sdk/openai-compatible");
+    let script = repo_root().join("tests/proxy/vercel_client.mjs");
+    let (scenario, base_url) = (scenario.to_owned(), base_url.to_owned());
+    let output = tokio::time::timeout(
+        Duration::from_secs(120),
+        tokio::task::spawn_blocking(move || {
+            Command::new("node")
+                .arg(script)
+                .arg(&scenario)
+                .arg(&base_url)
+                .env("NODE_MODULES", modules)
+                .output()
+                .unwrap()
+        }),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the node app failed: {}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_vercel_ai_sdk_streams_a_hermes_call_as_tool_input_deltas() {
+    let upstream =
+        ReplayServer::start(vec![Reply::sse(recording("openai-compat.hermes-text.sse"))]).await;
+    let proxy = proxy_for(&upstream).await;
+    let seen = app("stream", &proxy.url()).await;
+    assert_eq!(seen["text"], "\n\nI'll check the weather in Paris.\n");
+    let calls = seen["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{seen}");
+    assert_eq!(calls[0]["name"], "get_weather");
+    assert_eq!(
+        calls[0]["input"],
+        json!({"city": "Paris", "unit": "celsius"})
+    );
+    // `{"city": "Pa`, `ris", "unit": "cel`, `sius"}`: one per upstream piece.
+    assert_eq!(calls[0]["deltas"], 3, "{seen}");
+    let parts: Vec<&str> = seen["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let at = |kind: &str| parts.iter().position(|p| *p == kind).unwrap_or(usize::MAX);
+    assert!(at("reasoning-delta") < at("text-delta"), "{parts:?}");
+    assert!(at("text-delta") < at("tool-input-start"), "{parts:?}");
+    assert!(at("tool-input-delta") < at("tool-call"), "{parts:?}");
+    assert_eq!(seen["finishReason"], "tool-calls", "{seen}");
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_vercel_ai_sdk_runs_its_tool_loop_through_the_proxy() {
+    let upstream = ReplayServer::start(vec![
+        Reply::sse(recording("openai-compat.hermes-text.sse")),
+        Reply::sse(recording("openai-compat.answer.sse")),
+    ])
+    .await;
+    let proxy = proxy_for(&upstream).await;
+    let seen = app("loop", &proxy.url()).await;
+    assert_eq!(
+        seen["executed"],
+        json!([{"city": "Paris", "unit": "celsius"}])
+    );
+    let steps = seen["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{seen}");
+    assert_eq!(steps[0]["toolCalls"][0]["name"], "get_weather");
+    assert_eq!(steps[0]["finishReason"], "tool-calls");
+    assert_eq!(seen["text"], "It is 18 °C and sunny in Paris.");
+    // The second request carried the call and the SDK's result upstream.
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    let messages = received[1].body["messages"].as_array().unwrap();
+    let id = steps[0]["toolCalls"][0]["id"].as_str().unwrap();
+    assert!(id.starts_with("call_"), "{id}");
+    let assistant = messages.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(assistant["tool_calls"][0]["id"], id);
+    let result = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(result["tool_call_id"], id);
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .contains("18 °C and sunny"),
+        "{result}"
+    );
+    proxy.shutdown().await;
+}
