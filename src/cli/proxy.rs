@@ -3,17 +3,18 @@
 //! whose answers come back through the router (`toolrouter::serve_proxy`).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use clap::Args;
 use toolrouter::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_BYTES, DetectConfig, ProxyOptions, UpstreamKey,
-    serve_proxy,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_STEPS, DEFAULT_MAX_TURN_BYTES, DetectConfig,
+    ProxyOptions, UpstreamKey, serve_proxy,
 };
 
 use super::detect_args::DetectArgs;
 use super::serve::{interrupted, seconds};
-use super::setup::runtime;
+use super::setup::{ToolSetup, ToolSetupArgs, Upstreams, runtime};
 
 /// Arguments of `toolrouter proxy`.
 #[derive(Debug, Args)]
@@ -74,6 +75,25 @@ pub(crate) struct ProxyArgs {
     /// send earlier calls and results upstream as text.
     #[arg(long)]
     text_tools: bool,
+    /// Server-side tools: the MCP servers of this configuration (an
+    /// `mcpServers` JSON file or a `toolrouter.toml`). Their tools join every
+    /// request's tools; the proxy runs their calls and continues upstream.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Server-side tools: the built-in tools (read-only ones unless
+    /// `--allow-write`).
+    #[arg(long)]
+    builtins: bool,
+    /// Root of the built-in file tools (default: the configuration's
+    /// `workspace`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Declare the built-in tools that change files.
+    #[arg(long)]
+    allow_write: bool,
+    /// The most rounds of server-side calls one request may take.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    max_steps: usize,
     /// Detector options.
     #[command(flatten)]
     detect: DetectArgs,
@@ -93,7 +113,8 @@ pub(crate) fn run(args: ProxyArgs) -> Result<(), String> {
         .with_max_request_bytes(args.max_request_bytes)
         .with_max_turn_bytes(args.max_turn_bytes)
         .with_read_timeout(seconds(args.read_timeout))
-        .with_text_tools(args.text_tools);
+        .with_text_tools(args.text_tools)
+        .with_max_steps(args.max_steps);
     if let Some(token) = &args.token {
         options = options.with_bearer_token(token.clone());
     }
@@ -101,18 +122,41 @@ pub(crate) fn run(args: ProxyArgs) -> Result<(), String> {
         options = options.with_upstream_key(UpstreamKey::Forward);
     }
     runtime()?.block_on(async {
-        let proxy = serve_proxy(options).await.map_err(|e| e.to_string())?;
-        eprintln!(
-            "toolrouter: proxying at {} -> {}",
-            proxy.url(),
-            proxy.upstream()
-        );
-        let stop = proxy.shutdown_token();
-        tokio::select! {
-            () = interrupted() => stop.cancel(),
-            () = stop.cancelled() => {}
+        let setup = if args.config.is_some() || args.builtins {
+            let tools = ToolSetupArgs {
+                workspace: args.workspace.clone(),
+                tools: None,
+                config: args.config.clone(),
+                no_builtins: !args.builtins,
+                allow_write: args.allow_write,
+            };
+            let setup = ToolSetup::build(&tools, Upstreams::Background).await?;
+            options = options.with_server_tools(setup.hub.clone());
+            Some(setup)
+        } else {
+            None
+        };
+        let served = serve(options).await;
+        if let Some(setup) = setup {
+            setup.shutdown().await;
         }
-        proxy.wait().await;
-        Ok(())
+        served
     })
+}
+
+/// Serves until interrupted.
+async fn serve(options: ProxyOptions) -> Result<(), String> {
+    let proxy = serve_proxy(options).await.map_err(|e| e.to_string())?;
+    eprintln!(
+        "toolrouter: proxying at {} -> {}",
+        proxy.url(),
+        proxy.upstream()
+    );
+    let stop = proxy.shutdown_token();
+    tokio::select! {
+        () = interrupted() => stop.cancel(),
+        () = stop.cancelled() => {}
+    }
+    proxy.wait().await;
+    Ok(())
 }

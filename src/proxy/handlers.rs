@@ -12,18 +12,18 @@ use bytes::Bytes;
 use futures::StreamExt;
 use http::StatusCode;
 use serde_json::Value;
-use toolrouter_providers::{AdapterConfig, Wire};
+use toolrouter_providers::Wire;
 use tracing::Instrument as _;
 
 use super::chunks::ChunkWriter;
 use super::completion::CompletionBuilder;
+use super::conversation::Conversation;
 use super::error::{ApiError, INVALID_REQUEST};
 use super::record::{Door, RequestRecord};
 use super::request::{ChatRequest, UpstreamShape};
-use super::turn::{FrameWriter, UpstreamTurn};
+use super::turn::FrameWriter;
 use super::upstream::Upstream;
 use crate::detect::DetectConfig;
-use crate::router::RouteSession;
 
 /// What every request of one proxy shares.
 #[derive(Debug)]
@@ -34,6 +34,10 @@ pub(crate) struct ProxyState {
     pub(crate) max_request_bytes: usize,
     pub(crate) max_turn_bytes: usize,
     pub(crate) text_tools: bool,
+    /// The server-side tools (`--config`, `--builtins`), run by the proxy.
+    pub(crate) server_tools: Option<crate::hub::Hub>,
+    /// The most server-side rounds one request may take.
+    pub(crate) max_steps: usize,
 }
 
 impl ProxyState {
@@ -54,7 +58,7 @@ pub(crate) async fn chat_completions(
     let mut record = RequestRecord::new(Door::OpenAi);
     let span = record.span();
     async move {
-        match chat(&state, request, &mut record).await {
+        match chat(state, request, &mut record).await {
             Ok(response) => response,
             Err(error) => {
                 record.end(error.status, &error.outcome());
@@ -68,27 +72,17 @@ pub(crate) async fn chat_completions(
 
 /// The request; `record` moves into the turn once the upstream answered.
 async fn chat(
-    state: &ProxyState,
+    state: Arc<ProxyState>,
     request: Request,
     record: &mut RequestRecord,
 ) -> Result<Response, ApiError> {
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let chat = ChatRequest::read(&body, state.shape())?;
+    let chat = ChatRequest::read(&body)?;
     drop(body);
     record.request(&chat.model, chat.stream);
-    let bytes = state
-        .upstream
-        .post_chat(chat.upstream_body, client_key.as_deref(), record)
-        .await?;
-    let session = RouteSession::with_adapter_config(
-        state.wire,
-        Arc::new(chat.catalog),
-        state.detect.clone(),
-        AdapterConfig::default(),
-    );
-    let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes, record.detach());
+    let turn = Conversation::start(state, chat.body, chat.catalog, client_key, record).await?;
     if chat.stream {
         Ok(stream(
             turn,
@@ -103,9 +97,9 @@ async fn chat(
 /// The answer as an SSE stream of the front door's frames (`writer`).
 /// Dropping the body (the client went away) drops the upstream's response,
 /// which closes its connection.
-pub(super) fn stream<W: FrameWriter>(turn: UpstreamTurn, writer: W, model: String) -> Response {
+pub(super) fn stream<W: FrameWriter>(turn: Conversation, writer: W, model: String) -> Response {
     struct Streaming<W> {
-        turn: UpstreamTurn,
+        turn: Conversation,
         writer: W,
         events: Vec<crate::router::RouteEvent>,
         model: String,
@@ -154,7 +148,7 @@ pub(super) fn stream<W: FrameWriter>(turn: UpstreamTurn, writer: W, model: Strin
 }
 
 /// The answer in one piece.
-async fn complete(turn: UpstreamTurn, model: String) -> Result<Response, ApiError> {
+async fn complete(turn: Conversation, model: String) -> Result<Response, ApiError> {
     let completion = complete_turn(turn, &model).await?;
     Ok((
         [(http::header::CONTENT_TYPE, "application/json")],
@@ -165,7 +159,7 @@ async fn complete(turn: UpstreamTurn, model: String) -> Result<Response, ApiErro
 
 /// Reads the whole turn into one `chat.completion` (both doors' one-piece
 /// answers), logging how it ended.
-pub(super) async fn complete_turn(mut turn: UpstreamTurn, model: &str) -> Result<Value, ApiError> {
+pub(super) async fn complete_turn(mut turn: Conversation, model: &str) -> Result<Value, ApiError> {
     let mut builder = CompletionBuilder::default();
     let mut events = Vec::new();
     while turn.next(&mut events).await {

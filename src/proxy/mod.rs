@@ -21,6 +21,7 @@
 mod anthropic;
 mod chunks;
 mod completion;
+mod conversation;
 mod error;
 mod handlers;
 mod meta;
@@ -38,7 +39,7 @@ mod tests;
 
 pub use error::ProxyError;
 pub use options::{
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_BYTES,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_STEPS, DEFAULT_MAX_TURN_BYTES,
     DEFAULT_READ_TIMEOUT, ProxyOptions, UpstreamKey,
 };
 pub use server::{PROXY_BASE_PATH, ProxyServer, serve_proxy};

@@ -8,6 +8,7 @@ use crate::detect::DetectConfig;
 use crate::http_conn::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
 };
+use crate::hub::Hub;
 
 /// Default of [`ProxyOptions::max_request_bytes`]: 16 MiB.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
@@ -75,7 +76,16 @@ pub struct ProxyOptions {
     /// in the system prompt in the XML tag convention instead of being
     /// declared, and earlier calls and results go upstream as text.
     pub text_tools: bool,
+    /// Server-side tools: the hub whose tools (a gateway's MCP servers, the
+    /// built-ins) join every request's tools; the proxy runs their calls
+    /// itself and continues the conversation upstream.
+    pub server_tools: Option<Hub>,
+    /// The most rounds of server-side calls one request may take.
+    pub max_steps: usize,
 }
+
+/// Default of [`ProxyOptions::max_steps`].
+pub const DEFAULT_MAX_STEPS: usize = 8;
 
 impl fmt::Debug for ProxyOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -90,6 +100,8 @@ impl fmt::Debug for ProxyOptions {
             .field("max_request_bytes", &self.max_request_bytes)
             .field("max_turn_bytes", &self.max_turn_bytes)
             .field("text_tools", &self.text_tools)
+            .field("server_tools", &self.server_tools.is_some())
+            .field("max_steps", &self.max_steps)
             .finish_non_exhaustive()
     }
 }
@@ -120,6 +132,8 @@ impl ProxyOptions {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
             text_tools: false,
+            server_tools: None,
+            max_steps: DEFAULT_MAX_STEPS,
         }
     }
 
@@ -193,6 +207,19 @@ impl ProxyOptions {
     /// Sets the upstream read timeout (`None`: none).
     pub fn with_read_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.read_timeout = timeout.into();
+        self
+    }
+
+    /// Runs `hub`'s tools as server-side tools
+    /// ([`server_tools`](Self::server_tools)).
+    pub fn with_server_tools(mut self, hub: Hub) -> Self {
+        self.server_tools = Some(hub);
+        self
+    }
+
+    /// Sets the most rounds of server-side calls one request may take.
+    pub fn with_max_steps(mut self, max_steps: usize) -> Self {
+        self.max_steps = max_steps;
         self
     }
 

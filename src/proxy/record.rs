@@ -47,6 +47,9 @@ pub(crate) struct RequestRecord {
     upstream_head: Option<Duration>,
     first_byte: Option<Duration>,
     calls: usize,
+    /// Server-side tool calls run, and their time (rounds run concurrently).
+    tool_calls: usize,
+    tool_time: Duration,
     status: Option<u16>,
     outcome: Option<String>,
     /// Whether this record writes the closing line (a record moved on with
@@ -74,6 +77,8 @@ impl RequestRecord {
             upstream_head: None,
             first_byte: None,
             calls: 0,
+            tool_calls: 0,
+            tool_time: Duration::ZERO,
             status: None,
             outcome: None,
             armed: true,
@@ -119,6 +124,12 @@ impl RequestRecord {
             .count();
     }
 
+    /// A round of `calls` server-side tool calls ran in `took`.
+    pub(crate) fn tools_ran(&mut self, calls: usize, took: Duration) {
+        self.tool_calls += calls;
+        self.tool_time += took;
+    }
+
     /// The request ended: `outcome` is `ok` or an error code.
     pub(crate) fn end(&mut self, status: StatusCode, outcome: &str) {
         if self.outcome.is_none() {
@@ -144,6 +155,8 @@ impl Drop for RequestRecord {
             upstream_head_ms = ms(self.upstream_head),
             first_byte_ms = ms(self.first_byte),
             calls = self.calls,
+            tool_calls = self.tool_calls,
+            tool_ms = self.tool_time.as_secs_f64() * 1e3,
             duration_ms = self.started.elapsed().as_secs_f64() * 1e3,
             outcome = self.outcome.as_deref().unwrap_or("client_gone"),
             "proxy request done"

@@ -22,8 +22,9 @@ pub(crate) struct ChatRequest {
     pub(crate) model: String,
     /// The function tools of the request, for the detector.
     pub(crate) catalog: ToolCatalog,
-    /// The body sent upstream: the client's, always streaming.
-    pub(crate) upstream_body: Vec<u8>,
+    /// The request as sent upstream, before it is shaped for the upstream
+    /// ([`UpstreamShape::body`]): the client's, always streaming.
+    pub(crate) body: Map<String, Value>,
 }
 
 impl ChatRequest {
@@ -31,9 +32,7 @@ impl ChatRequest {
     /// with two changes: `stream` is always `true` (the proxy reads every
     /// answer as a stream), and a client that did not ask for a stream gets
     /// `stream_options.include_usage`, so its one answer can carry `usage`.
-    ///
-    /// The body is then shaped for the upstream ([`UpstreamShape::body`]).
-    pub(crate) fn read(body: &[u8], shape: UpstreamShape) -> Result<Self, ApiError> {
+    pub(crate) fn read(body: &[u8]) -> Result<Self, ApiError> {
         let value: Value = serde_json::from_slice(body).map_err(|e| {
             ApiError::bad_request(format!("the request body is not valid JSON: {e}"), None)
         })?;
@@ -92,13 +91,12 @@ impl ChatRequest {
             options.insert("include_usage".to_owned(), Value::Bool(true));
             object.insert("stream_options".to_owned(), Value::Object(options));
         }
-        let upstream_body = shape.body(object)?;
         Ok(Self {
             stream,
             include_usage,
             model,
             catalog,
-            upstream_body,
+            body: object,
         })
     }
 }
@@ -118,7 +116,8 @@ impl UpstreamShape {
     /// for an upstream without tool support ([`text_tools::teach`]); for an
     /// Anthropic upstream, translated into a Messages request
     /// ([`to_anthropic::messages_body`]).
-    pub(crate) fn body(self, mut object: Map<String, Value>) -> Result<Vec<u8>, ApiError> {
+    pub(crate) fn body(self, object: &Map<String, Value>) -> Result<Vec<u8>, ApiError> {
+        let mut object = object.clone();
         if self.text_tools {
             text_tools::teach(&mut object)?;
         }

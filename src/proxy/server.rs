@@ -115,6 +115,8 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
         max_request_bytes: options.max_request_bytes,
         max_turn_bytes: options.max_turn_bytes,
         text_tools: options.text_tools,
+        server_tools: options.server_tools.clone(),
+        max_steps: options.max_steps,
     });
     let router = front_door(state, &options);
     let limits = ConnLimits {

@@ -284,13 +284,13 @@ fn a_one_piece_answer_keeps_completed_calls_and_gives_broken_markup_back_as_text
 #[test]
 fn requests_are_read_once_and_go_upstream_streaming() {
     let check = |body: Value, stream: bool, include_usage: bool, tools: &[&str]| {
-        let request = ChatRequest::read(body.to_string().as_bytes(), OPENAI).unwrap();
+        let request = ChatRequest::read(body.to_string().as_bytes()).unwrap();
         assert_eq!(request.stream, stream, "{body}");
         assert_eq!(request.include_usage, include_usage, "{body}");
         let mut names: Vec<&str> = request.catalog.names().collect();
         names.sort_unstable();
         assert_eq!(names, tools, "{body}");
-        let upstream: Value = serde_json::from_slice(&request.upstream_body).unwrap();
+        let upstream: Value = serde_json::from_slice(&OPENAI.body(&request.body).unwrap()).unwrap();
         assert_eq!(upstream["stream"], true);
         upstream
     };

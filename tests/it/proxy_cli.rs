@@ -305,3 +305,46 @@ async fn a_client_that_leaves_mid_stream_is_logged_as_gone() {
         "{log}"
     );
 }
+
+#[tokio::test]
+async fn builtins_are_server_side_tools_the_proxy_runs() {
+    let frame = |delta: serde_json::Value, finish: serde_json::Value| {
+        let chunk = json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {chunk}\n\n")
+    };
+    let call = "<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": \"6*7\"}}</tool_call>";
+    let upstream = ReplayServer::start(vec![
+        Reply::frames([
+            frame(json!({"content": call}), serde_json::Value::Null),
+            frame(json!({}), json!("stop")),
+            "data: [DONE]\n\n".to_owned(),
+        ]),
+        Reply::frames([
+            frame(json!({"content": "42."}), serde_json::Value::Null),
+            frame(json!({}), json!("stop")),
+            "data: [DONE]\n\n".to_owned(),
+        ]),
+    ])
+    .await;
+    let workspace = tempfile::tempdir().unwrap();
+    let workspace = workspace.path().to_str().unwrap().to_owned();
+    let (child, url) = start(
+        upstream.base_url(),
+        &["--builtins", "--workspace", &workspace, "--max-steps", "3"],
+        &[],
+    );
+    let response = reqwest::Client::new()
+        .post(format!("{url}/chat/completions"))
+        .json(&request(true))
+        .send()
+        .await
+        .unwrap();
+    let folded = fold(&frames(response).await);
+    assert_eq!(folded.content, "42.");
+    assert!(folded.calls.is_empty());
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1].body["messages"][2]["content"], "42");
+    stop(child);
+}

@@ -14,15 +14,13 @@ use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use serde_json::{Value, json};
-use toolrouter_providers::AdapterConfig;
 
 use self::request::MessagesRequest;
 use self::stream::EventWriter;
+use super::conversation::Conversation;
 use super::error::ApiError;
 use super::handlers::{ProxyState, client_key, complete_turn, read_body, stream};
 use super::record::{Door, RequestRecord};
-use super::turn::UpstreamTurn;
-use crate::router::RouteSession;
 use tracing::Instrument as _;
 
 /// `POST /v1/messages`.
@@ -44,27 +42,24 @@ pub(crate) async fn messages(State(state): State<Arc<ProxyState>>, request: Requ
 
 /// The request; `record` moves into the turn once the upstream answered.
 async fn handle(
-    state: &ProxyState,
+    state: &Arc<ProxyState>,
     request: Request,
     record: &mut RequestRecord,
 ) -> Result<Response, ApiError> {
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let request = MessagesRequest::read(&body, state.shape())?;
+    let request = MessagesRequest::read(&body)?;
     drop(body);
     record.request(&request.model, request.stream);
-    let bytes = state
-        .upstream
-        .post_chat(request.upstream_body, client_key.as_deref(), record)
-        .await?;
-    let session = RouteSession::with_adapter_config(
-        state.wire,
-        Arc::new(request.catalog),
-        state.detect.clone(),
-        AdapterConfig::default(),
-    );
-    let turn = UpstreamTurn::new(bytes, session, state.max_turn_bytes, record.detach());
+    let turn = Conversation::start(
+        Arc::clone(state),
+        request.body,
+        request.catalog,
+        client_key,
+        record,
+    )
+    .await?;
     if request.stream {
         Ok(stream(turn, EventWriter::default(), request.model))
     } else {
@@ -73,7 +68,7 @@ async fn handle(
 }
 
 /// The answer in one piece: the OpenAI door's completion, as a `message`.
-async fn complete(turn: UpstreamTurn, model: &str) -> Result<Response, ApiError> {
+async fn complete(turn: Conversation, model: &str) -> Result<Response, ApiError> {
     let completion = complete_turn(turn, model).await?;
     let message = message_of(&completion);
     Ok((

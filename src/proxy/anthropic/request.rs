@@ -6,7 +6,6 @@ use serde_json::{Map, Value, json};
 
 use crate::core::{JsonObject, ToolCatalog, ToolShape, echo};
 use crate::proxy::error::ApiError;
-use crate::proxy::request::UpstreamShape;
 
 /// A client's request, checked and translated.
 #[derive(Debug)]
@@ -17,8 +16,9 @@ pub(crate) struct MessagesRequest {
     pub(crate) model: String,
     /// The request's tools, for the detector.
     pub(crate) catalog: ToolCatalog,
-    /// The Chat Completions body sent upstream, always streaming.
-    pub(crate) upstream_body: Vec<u8>,
+    /// The Chat Completions request it translates into, always streaming;
+    /// shaped for the upstream when sent (`UpstreamShape::body`).
+    pub(crate) body: Map<String, Value>,
 }
 
 type Result<T> = std::result::Result<T, ApiError>;
@@ -28,9 +28,8 @@ fn bad(message: impl Into<String>) -> ApiError {
 }
 
 impl MessagesRequest {
-    /// Reads and translates a request body, then shapes it for the upstream
-    /// ([`UpstreamShape::body`]).
-    pub(crate) fn read(body: &[u8], shape: UpstreamShape) -> Result<Self> {
+    /// Reads and translates a request body into Chat Completions.
+    pub(crate) fn read(body: &[u8]) -> Result<Self> {
         let value: Value = serde_json::from_slice(body)
             .map_err(|e| bad(format!("the request body is not valid JSON: {e}")))?;
         let Value::Object(object) = value else {
@@ -89,12 +88,11 @@ impl MessagesRequest {
         translate_tool_choice(&object, &mut body)?;
         body.insert("stream".to_owned(), Value::Bool(true));
         body.insert("stream_options".to_owned(), json!({"include_usage": true}));
-        let upstream_body = shape.body(body)?;
         Ok(Self {
             stream,
             model,
             catalog,
-            upstream_body,
+            body,
         })
     }
 }

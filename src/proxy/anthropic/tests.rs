@@ -7,9 +7,9 @@ use super::stream::stop_reason;
 use toolrouter_providers::StopReason;
 
 fn upstream(body: Value) -> Value {
-    let read =
-        MessagesRequest::read(body.to_string().as_bytes(), crate::proxy::tests::OPENAI).unwrap();
-    serde_json::from_slice(&read.upstream_body).unwrap()
+    let read = MessagesRequest::read(body.to_string().as_bytes()).unwrap();
+    let sent = crate::proxy::tests::OPENAI.body(&read.body).unwrap();
+    serde_json::from_slice(&sent).unwrap()
 }
 
 #[test]
@@ -89,8 +89,7 @@ fn what_cannot_be_forwarded_is_a_400() {
         json!({"model": "m", "messages": [{"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "image"}]}]}]}),
     ] {
-        let error = MessagesRequest::read(body.to_string().as_bytes(), crate::proxy::tests::OPENAI)
-            .unwrap_err();
+        let error = MessagesRequest::read(body.to_string().as_bytes()).unwrap_err();
         assert_eq!(error.status, 400, "{body}");
     }
 }

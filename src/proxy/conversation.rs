@@ -1,0 +1,315 @@
+//! `Conversation`: one client request's answer, which may take several
+//! upstream turns. Without server-side tools it is one [`UpstreamTurn`].
+//!
+//! With server-side tools (`ProxyOptions::server_tools`: the tools of the
+//! gateway's MCP servers and the built-ins), their definitions join the
+//! request's tools, upstream and in the detector. A call to one of them is
+//! never shown to the client: when a turn ends having made such calls and no
+//! call to a client tool, the proxy runs them through the hub's executor (the
+//! same path an MCP client's `tools/call` takes), appends the assistant's turn
+//! and the results to the conversation, and asks the upstream again, streaming
+//! the next turn's text into the same client answer. `max_steps` bounds the
+//! rounds. A turn that also calls a client tool goes back to the client as it
+//! is: the server calls of that turn are not run (the client cannot send their
+//! results), and a line is logged.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use toolrouter_providers::{AdapterConfig, ErrorKind, StopReason, Usage};
+
+use super::error::ApiError;
+use super::handlers::ProxyState;
+use super::meta::ChunkMeta;
+use super::record::RequestRecord;
+use super::turn::UpstreamTurn;
+use crate::convert::Dialect;
+use crate::core::{DetectEvent, ToolCall, ToolCatalog, ToolShape};
+use crate::router::{RouteEvent, RouteSession};
+
+/// The most text of one turn kept for the assistant message of a follow-up.
+const MAX_TURN_TEXT: usize = 1 << 20;
+
+/// A request's answer, over as many upstream turns as server-side tools take.
+pub(crate) struct Conversation {
+    turn: UpstreamTurn,
+    state: Arc<ProxyState>,
+    /// The Chat Completions body, extended by each server-side round.
+    body: Map<String, Value>,
+    catalog: Arc<ToolCatalog>,
+    client_key: Option<String>,
+    /// The server-side tools' names (empty: no server-side tools).
+    server_names: HashSet<String>,
+    steps: usize,
+    round: Round,
+    /// The usage of the turns before this one, summed.
+    usage_before: Usage,
+    scratch: Vec<RouteEvent>,
+}
+
+/// What the current turn did, for its follow-up.
+#[derive(Default)]
+struct Round {
+    text: String,
+    /// The route indexes of its server-side calls, and the finished calls.
+    server_indexes: HashSet<usize>,
+    server_calls: Vec<ToolCall>,
+    client_called: bool,
+    /// Its latest usage (an upstream may report it more than once a turn).
+    usage: Usage,
+}
+
+impl Conversation {
+    /// Sends the first turn upstream. `body` is the Chat Completions request
+    /// and `catalog` its tools; the server-side tools are added to both.
+    pub(crate) async fn start(
+        state: Arc<ProxyState>,
+        mut body: Map<String, Value>,
+        mut catalog: ToolCatalog,
+        client_key: Option<String>,
+        record: &mut RequestRecord,
+    ) -> Result<Self, ApiError> {
+        let server_names = add_server_tools(&state, &mut body, &mut catalog);
+        let catalog = Arc::new(catalog);
+        let turn = send(&state, &body, &catalog, client_key.as_deref(), record).await?;
+        Ok(Self {
+            turn,
+            state,
+            body,
+            catalog,
+            client_key,
+            server_names,
+            steps: 0,
+            round: Round::default(),
+            usage_before: Usage::default(),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Reads the next piece of the answer and appends the events the client
+    /// sees; `false` once the answer has ended.
+    pub(crate) async fn next(&mut self, out: &mut Vec<RouteEvent>) -> bool {
+        if self.server_names.is_empty() {
+            return self.turn.next(out).await;
+        }
+        let mut events = std::mem::take(&mut self.scratch);
+        let more = self.turn.next(&mut events).await;
+        let mut follow_up = false;
+        for event in events.drain(..) {
+            follow_up |= self.route(event, out);
+        }
+        self.scratch = events;
+        if follow_up {
+            self.follow_up(out).await;
+            return true;
+        }
+        more
+    }
+
+    /// Sorts one event: server-side calls are kept back, usage is summed over
+    /// the turns, and the end of a turn that only called server-side tools
+    /// starts a follow-up (`true`) instead of reaching the client.
+    fn route(&mut self, event: RouteEvent, out: &mut Vec<RouteEvent>) -> bool {
+        match event {
+            RouteEvent::Detect(DetectEvent::CallStart {
+                index, ref name, ..
+            }) if self.server_names.contains(name) => {
+                self.round.server_indexes.insert(index);
+            }
+            RouteEvent::Detect(DetectEvent::ArgsDelta { index, .. })
+                if self.round.server_indexes.contains(&index) => {}
+            RouteEvent::Detect(DetectEvent::CallEnd { index, call })
+                if self.round.server_indexes.contains(&index) =>
+            {
+                self.round.server_calls.push(*call);
+            }
+            RouteEvent::Detect(DetectEvent::CallStart { .. }) => {
+                self.round.client_called = true;
+                out.push(event);
+            }
+            RouteEvent::Detect(DetectEvent::Text { ref text }) => {
+                if self.round.text.len() + text.len() <= MAX_TURN_TEXT {
+                    self.round.text.push_str(text);
+                }
+                out.push(event);
+            }
+            RouteEvent::Usage { usage } => {
+                let mut total = self.usage_before.clone();
+                add_usage(&mut total, &usage);
+                self.round.usage = usage;
+                out.push(RouteEvent::Usage { usage: total });
+            }
+            RouteEvent::Finish {
+                stop, error: None, ..
+            } if stop != StopReason::MaxTokens
+                && !self.round.server_calls.is_empty()
+                && !self.round.client_called =>
+            {
+                return true;
+            }
+            RouteEvent::Finish { .. } if !self.round.server_calls.is_empty() => {
+                tracing::info!(
+                    calls = self.round.server_calls.len(),
+                    "a turn that also called a client tool, or was cut, ends with server-side calls not run"
+                );
+                out.push(event);
+            }
+            other => out.push(other),
+        }
+        false
+    }
+
+    /// Runs the round's server-side calls and sends the next turn; a failure
+    /// ends the answer with an error.
+    async fn follow_up(&mut self, out: &mut Vec<RouteEvent>) {
+        let round = std::mem::take(&mut self.round);
+        add_usage(&mut self.usage_before, &round.usage);
+        if self.steps >= self.state.max_steps {
+            fail(
+                out,
+                format!(
+                    "the model kept calling server-side tools: the proxy's limit of {} rounds (--max-steps) was reached",
+                    self.state.max_steps
+                ),
+            );
+            return;
+        }
+        self.steps += 1;
+        let Some(hub) = self.state.server_tools.as_ref() else {
+            return;
+        };
+        let started = Instant::now();
+        let results =
+            futures::future::join_all(round.server_calls.iter().map(|c| hub.execute(c))).await;
+        let mut record = self.turn.record().detach();
+        record.tools_ran(round.server_calls.len(), started.elapsed());
+        let Some(Value::Array(messages)) = self.body.get_mut("messages") else {
+            fail(out, "the request has no messages to continue".to_owned());
+            return;
+        };
+        messages.extend(Dialect::OpenAiChat.assistant_turn(&round.text, &round.server_calls));
+        let pairs: Vec<_> = round.server_calls.iter().zip(results.iter()).collect();
+        messages.extend(Dialect::OpenAiChat.result_messages(&pairs));
+        match send(
+            &self.state,
+            &self.body,
+            &self.catalog,
+            self.client_key.as_deref(),
+            &mut record,
+        )
+        .await
+        {
+            Ok(turn) => self.turn = turn,
+            Err(error) => {
+                *self.turn.record() = record;
+                let message = error
+                    .error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the upstream refused the follow-up request")
+                    .to_owned();
+                fail(out, message);
+            }
+        }
+    }
+
+    /// The answer's metadata as far as it is known.
+    pub(crate) fn meta(&self, fallback_model: &str) -> ChunkMeta {
+        self.turn.meta(fallback_model)
+    }
+
+    /// The request's log.
+    pub(crate) fn record(&mut self) -> &mut RequestRecord {
+        self.turn.record()
+    }
+}
+
+/// Ends the client's answer with an error.
+fn fail(out: &mut Vec<RouteEvent>, message: String) {
+    out.push(RouteEvent::ProviderError {
+        kind: ErrorKind::Provider,
+        message: message.clone(),
+    });
+    out.push(RouteEvent::Finish {
+        stop: StopReason::Error,
+        error: Some(message),
+        partial_calls: Vec::new(),
+    });
+}
+
+/// Sends `body` upstream and routes its answer.
+async fn send(
+    state: &ProxyState,
+    body: &Map<String, Value>,
+    catalog: &Arc<ToolCatalog>,
+    client_key: Option<&str>,
+    record: &mut RequestRecord,
+) -> Result<UpstreamTurn, ApiError> {
+    let bytes = state
+        .upstream
+        .post_chat(state.shape().body(body)?, client_key, record)
+        .await?;
+    let session = RouteSession::with_adapter_config(
+        state.wire,
+        Arc::clone(catalog),
+        state.detect.clone(),
+        AdapterConfig::default(),
+    );
+    Ok(UpstreamTurn::new(
+        bytes,
+        session,
+        state.max_turn_bytes,
+        record.detach(),
+    ))
+}
+
+/// Adds the server-side tools the request does not declare itself to its
+/// `tools` and to `catalog`; their names.
+fn add_server_tools(
+    state: &ProxyState,
+    body: &mut Map<String, Value>,
+    catalog: &mut ToolCatalog,
+) -> HashSet<String> {
+    let Some(hub) = state.server_tools.as_ref() else {
+        return HashSet::new();
+    };
+    let tools: Vec<_> = hub
+        .registry()
+        .definitions()
+        .into_iter()
+        .filter(|tool| !catalog.contains(&tool.name))
+        .collect();
+    if tools.is_empty() {
+        return HashSet::new();
+    }
+    for tool in &tools {
+        catalog.insert(&tool.name, ToolShape::from_input_schema(&tool.input_schema));
+    }
+    let declared = Dialect::OpenAiChat.declare(&tools).value;
+    let list = body
+        .entry("tools")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if !list.is_array() {
+        *list = Value::Array(Vec::new());
+    }
+    if let (Value::Array(list), Value::Array(declared)) = (list, declared) {
+        list.extend(declared);
+    }
+    tools
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
+/// Adds `more` to the running total.
+fn add_usage(total: &mut Usage, more: &Usage) {
+    let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+    };
+    total.input_tokens = add(total.input_tokens, more.input_tokens);
+    total.output_tokens = add(total.output_tokens, more.output_tokens);
+    total.total_tokens = add(total.total_tokens, more.total_tokens);
+}
