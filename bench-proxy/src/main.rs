@@ -182,7 +182,9 @@ async fn bench() -> Result<(), String> {
             b.errors,
             b.streams,
             b.streams - b.errors - b.tool_calls,
-            b.first_error.map(|e| format!(", first: {e}")).unwrap_or_default(),
+            b.first_error
+                .map(|e| format!(", first: {e}"))
+                .unwrap_or_default(),
             held.errors,
             held.streams
         ));
@@ -192,11 +194,7 @@ async fn bench() -> Result<(), String> {
 
 /// The LiteLLM baseline; a failure is reported, not fatal.
 async fn litellm(args: &Args, upstream: &Upstream, report: &mut Report) {
-    let Some(bin) = args
-        .litellm_bin
-        .clone()
-        .or_else(|| procs::which("litellm"))
-    else {
+    let Some(bin) = args.litellm_bin.clone().or_else(|| procs::which("litellm")) else {
         report.litellm_skipped(
             "not installed (`litellm` not on PATH; install `litellm[proxy]` in a venv and pass --litellm-bin)",
         );

@@ -40,7 +40,8 @@ impl Proxy {
 
     /// CPU time it has used (user + system), in seconds.
     pub fn cpu_secs(&self) -> f64 {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap_or_default();
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap_or_default();
         // Fields after the command's closing parenthesis; utime and stime are 14 and 15.
         let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
         let f: Vec<&str> = rest.split_whitespace().collect();

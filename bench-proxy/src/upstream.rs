@@ -183,7 +183,9 @@ fn text_tokens(chunks: usize) -> Vec<String> {
     const WORDS: [&str; 8] = [
         "The", " weather", " in", " Paris", " is", " mild", " today", ",",
     ];
-    (0..chunks).map(|i| WORDS[i % WORDS.len()].to_owned()).collect()
+    (0..chunks)
+        .map(|i| WORDS[i % WORDS.len()].to_owned())
+        .collect()
 }
 
 /// Prose, then one Hermes call split into pieces of four bytes (the last
@@ -202,7 +204,9 @@ fn tool_tokens(chunks: usize) -> Vec<String> {
         .collect();
     let prose = chunks.saturating_sub(pieces.len()).max(1);
     let mut tokens = text_tokens(prose);
-    tokens.last_mut().map(|t| t.push_str(".\n"));
+    if let Some(t) = tokens.last_mut() {
+        t.push_str(".\n");
+    }
     tokens.extend(pieces);
     tokens
 }
