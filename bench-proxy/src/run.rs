@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::client::{Conn, Progress, Stream, request};
 use crate::procs::Proxy;
-use crate::upstream::{HOLD_AT, Upstream, Workload};
+use crate::upstream::{Upstream, Workload};
 
 /// Latency samples of one target, in nanoseconds.
 #[derive(Default)]
@@ -187,7 +187,7 @@ impl Held {
 }
 
 /// Opens `streams` streams through `proxy` whose upstream pauses after
-/// [`HOLD_AT`] chunks; measures the proxy's RSS before and while they are held.
+/// [`Upstream::hold_at`] chunks; measures the proxy's RSS before and while they are held.
 pub async fn hold(proxy: &Proxy, upstream: &Upstream, streams: usize) -> Result<Held, String> {
     let addr = proxy.addr;
     upstream.set_released(true);
@@ -202,9 +202,9 @@ pub async fn hold(proxy: &Proxy, upstream: &Upstream, streams: usize) -> Result<
     let idle_kib = proxy.rss_kib();
     upstream.set_released(false);
     let req = Arc::new(request(addr, Workload::Hold));
-    // The first event carries the role; HOLD_AT - 1 more text events follow it.
+    // A stream counts as open once half the chunks before the pause reached the client.
     let progress = Arc::new(Progress {
-        at: HOLD_AT / 2,
+        at: (upstream.hold_at / 2).max(1),
         reached: Default::default(),
     });
     let tasks: Vec<_> = (0..streams)
@@ -227,7 +227,7 @@ pub async fn hold(proxy: &Proxy, upstream: &Upstream, streams: usize) -> Result<
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // Let the rest of the first HOLD_AT chunks arrive and the proxy settle.
+    // Let the rest of the chunks before the pause arrive and the proxy settle.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let held_kib = (0..3)
         .map(|_| {

@@ -1,7 +1,7 @@
 //! The markdown report.
 
 use crate::run::{Burst, Held, Samples};
-use crate::upstream::{HOLD_AT, Workload};
+use crate::upstream::Workload;
 
 /// Streams per second and errors.
 pub type Rate = (f64, usize);
@@ -68,6 +68,7 @@ impl Report {
     pub fn latency(&mut self, workload: Workload, d: Samples, p: Samples, cpu: f64) {
         let name = match workload {
             Workload::Tool => "tool call",
+            Workload::Paced => "text, 1 ms after the first chunk",
             _ => "text",
         };
         let series: [(&str, &Vec<u64>, &Vec<u64>); 4] = [
@@ -76,7 +77,9 @@ impl Report {
             ("gap between events", &d.gaps, &p.gaps),
             ("stream time per event", &d.per_event, &p.per_event),
         ];
-        for (what, dv, pv) in series {
+        // The paced workload is there for its first byte only.
+        let shown = if workload == Workload::Paced { 1 } else { 4 };
+        for &(what, dv, pv) in &series[..shown] {
             let (x50, y50, x99, y99) = (pct(dv, 50.0), pct(pv, 50.0), pct(dv, 99.0), pct(pv, 99.0));
             let (a50, a99) = (y50 - x50, y99 - x99);
             let (target, met) = match what {
@@ -115,6 +118,9 @@ impl Report {
                 target,
                 met.map(yes).unwrap_or(""),
             ]);
+        }
+        if workload == Workload::Paced {
+            return;
         }
         self.row([
             &format!("{name}: proxy CPU per stream (user + system)"),
@@ -168,7 +174,7 @@ impl Report {
     }
 
     /// Memory per held stream.
-    pub fn memory(&mut self, h: &Held, text_bytes: usize) {
+    pub fn memory(&mut self, h: &Held, hold_at: usize, text_bytes: usize) {
         let per = h.per_stream();
         let met = per <= 64.0 * 1024.0 && h.errors == 0;
         let mib = |k: u64| format!("{:.1} MiB", k as f64 / 1024.0);
@@ -178,7 +184,7 @@ impl Report {
         ));
         self.row([
             &format!(
-                "memory per open stream ({} held after {HOLD_AT} chunks, {text_bytes} B of text)",
+                "memory per open stream ({} held after {hold_at} chunks, {text_bytes} B of text)",
                 h.streams
             ),
             "",

@@ -19,7 +19,10 @@ pub enum Workload {
     /// Prose, then a Hermes `<tool_call>` written into the text across small
     /// deltas: the detector turns it into `tool_calls`.
     Tool,
-    /// The text workload, paused after [`HOLD_AT`] chunks until released.
+    /// The text workload with a pause of 1 ms after its first chunk, as a
+    /// model's next token comes later: the first byte alone, not the burst.
+    Paced,
+    /// The text workload, paused after [`Upstream::hold_at`] chunks until released.
     Hold,
 }
 
@@ -29,25 +32,29 @@ impl Workload {
         match self {
             Self::Text => "bench-text",
             Self::Tool => "bench-tool",
+            Self::Paced => "bench-paced",
             Self::Hold => "bench-hold",
         }
     }
 }
 
-/// Text chunks sent before a [`Workload::Hold`] answer pauses.
-pub const HOLD_AT: usize = 100;
+/// Text chunks sent before a [`Workload::Hold`] answer pauses, at most.
+const HOLD_AT: usize = 100;
 
 /// The running upstream.
 pub struct Upstream {
     /// Where it listens.
     pub addr: SocketAddr,
     release: watch::Sender<bool>,
+    /// Chunks sent before a held answer pauses: 100, or half the answer if shorter.
+    pub hold_at: usize,
     /// Bytes of text (the `content` values) sent before a held answer pauses.
     pub held_text_bytes: usize,
     accepted: Arc<AtomicUsize>,
 }
 
 struct Answers {
+    hold_at: usize,
     text: Vec<Vec<u8>>,
     tool: Vec<Vec<u8>>,
     head: &'static [u8],
@@ -60,10 +67,12 @@ impl Upstream {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let text_tokens = text_tokens(chunks);
-        let held_text_bytes = text_tokens.iter().take(HOLD_AT).map(String::len).sum();
+        let hold_at = HOLD_AT.min(chunks / 2).max(1);
+        let held_text_bytes = text_tokens.iter().take(hold_at).map(String::len).sum();
         let answers = Arc::new(Answers {
             text: encode(&text_tokens),
             tool: encode(&tool_tokens(chunks)),
+            hold_at,
             head: b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n",
         });
         let (release, released) = watch::channel(false);
@@ -82,6 +91,7 @@ impl Upstream {
         Ok(Self {
             addr,
             release,
+            hold_at,
             held_text_bytes,
             accepted,
         })
@@ -112,6 +122,8 @@ async fn serve(mut socket: TcpStream, answers: Arc<Answers>, mut released: watch
         };
         let workload = if contains(&body, b"bench-tool") {
             Workload::Tool
+        } else if contains(&body, b"bench-paced") {
+            Workload::Paced
         } else if contains(&body, b"bench-hold") {
             Workload::Hold
         } else {
@@ -125,12 +137,15 @@ async fn serve(mut socket: TcpStream, answers: Arc<Answers>, mut released: watch
             return;
         }
         for (i, chunk) in chunks.iter().enumerate() {
-            if workload == Workload::Hold && i == HOLD_AT {
+            if workload == Workload::Hold && i == answers.hold_at {
                 // A closed sender (the bench is ending) lets the answer finish.
                 let _ = released.wait_for(|go| *go).await;
             }
             if socket.write_all(chunk).await.is_err() {
                 return;
+            }
+            if workload == Workload::Paced && i == 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
             }
         }
     }
