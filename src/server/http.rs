@@ -32,6 +32,10 @@ use crate::hub::Hub;
 
 /// The MCP endpoint path.
 pub const MCP_PATH: &str = "/mcp";
+/// The health-check path: `GET` answers `200 ok` once the server accepts
+/// connections, with no token, `Host` check or MCP work (for load balancers
+/// and supervisors).
+pub const HEALTH_PATH: &str = "/healthz";
 
 /// How to serve Streamable HTTP.
 #[derive(Debug, Clone)]
@@ -157,6 +161,19 @@ impl HttpOptions {
     /// Turns sessions on or off.
     pub fn with_sessions(mut self, sessions: bool) -> Self {
         self.sessions = sessions;
+        self
+    }
+
+    /// Accepts these `Host` names too (`name` for any port, or `name:port`),
+    /// as a reverse proxy passes them on.
+    pub fn with_extra_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Self {
+        self.extra_hosts.extend(hosts);
+        self
+    }
+
+    /// Accepts these browser origins too (`https://app.example.com:443`).
+    pub fn with_extra_origins(mut self, origins: impl IntoIterator<Item = String>) -> Self {
+        self.extra_origins.extend(origins);
         self
     }
 
@@ -330,6 +347,8 @@ fn router(
             },
         ));
     }
+    // Added after the layers above, so no token or body check applies.
+    router = router.route(HEALTH_PATH, axum::routing::get(|| async { "ok\n" }));
     let limits = ConnLimits {
         timeouts: Timeouts {
             header: options.header_timeout,
