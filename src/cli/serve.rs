@@ -52,6 +52,16 @@ pub(crate) struct ServeArgs {
     /// (`https://app.example.com:443`); repeatable.
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allow_origin: Vec<String>,
+    /// HTTP with sessions: session ids become `NAME.id`, so that a load
+    /// balancer can send a session's requests to this process (1 to 32 ASCII
+    /// letters, digits, `-` or `_`; one NAME per process).
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "http",
+        conflicts_with = "stateless"
+    )]
+    session_id_prefix: Option<String>,
     /// HTTP: seconds a client has to send a request's head (0: no limit).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs())]
     header_timeout: u64,
@@ -137,6 +147,9 @@ async fn serve(args: &ServeArgs, hub: Hub, options: ServerOptions) -> Result<(),
         .with_extra_origins(args.allow_origin.iter().cloned());
     if let Some(token) = &args.token {
         http = http.with_bearer_token(token.clone());
+    }
+    if let Some(prefix) = &args.session_id_prefix {
+        http = http.with_session_id_prefix(prefix.clone());
     }
     let server = serve_http(hub, options, http)
         .await

@@ -173,3 +173,74 @@ async fn issue_27_healthz_needs_no_token_and_an_allowed_proxy_host_is_served() {
     plain.shutdown().await.unwrap();
     proxied.shutdown().await.unwrap();
 }
+
+/// POSTs `body` (with `session`, if any); the status and the session id header.
+async fn post_session(
+    url: &str,
+    session: Option<&str>,
+    body: Value,
+) -> (reqwest::StatusCode, Option<String>) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .json(&body);
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    let reply = request.send().await.unwrap();
+    let id = reply
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (reply.status(), id)
+}
+
+#[tokio::test]
+async fn issue_27_session_ids_carry_the_process_prefix_and_it_is_taken_off_again() {
+    let bad = serve_http(
+        hub(),
+        ServerOptions::default(),
+        loopback().with_session_id_prefix("a.b"),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        bad.to_string().contains("session id prefix \"a.b\""),
+        "{bad}"
+    );
+
+    let server = serve_http(
+        hub(),
+        ServerOptions::default(),
+        loopback().with_session_id_prefix("node-1"),
+    )
+    .await
+    .unwrap();
+    let url = server.url();
+    tokio::time::timeout(LIMIT, async {
+        let init = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": { "name": "raw", "version": "0" } }
+        });
+        let (code, id) = post_session(&url, None, init).await;
+        assert!(code.is_success(), "{code}");
+        let id = id.unwrap();
+        let inner = id.strip_prefix("node-1.").unwrap_or_else(|| panic!("{id}"));
+        assert!(!inner.is_empty() && !inner.contains("node-1"), "{id}");
+        let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+        let (code, _) = post_session(&url, Some(&id), initialized).await;
+        assert!(code.is_success(), "{code}");
+        let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
+        let (code, echoed) = post_session(&url, Some(&id), ping.clone()).await;
+        assert!(code.is_success(), "{code}");
+        assert!(echoed.is_none_or(|e| e == id), "the prefixed id, if any");
+        let other = format!("node-2.{inner}");
+        let (code, _) = post_session(&url, Some(&other), ping).await;
+        assert_eq!(code, reqwest::StatusCode::NOT_FOUND);
+    })
+    .await
+    .unwrap();
+    server.shutdown().await.unwrap();
+}
