@@ -526,4 +526,19 @@ fn issue_27_stateless_serve_warns_of_a_random_state_key_and_names_a_bad_key_file
         keys.display()
     );
     assert!(stderr.contains(&expected), "{stderr}");
+
+    // The keys themselves in the environment, read the same way.
+    let output = Command::new(toolrouter_bin())
+        .args(["serve", "--http", "127.0.0.1:0", "--stateless"])
+        .env_remove("TOOLROUTER_STATE_KEY_FILE")
+        .env("TOOLROUTER_STATE_KEY", "# comment\nnot-a-key!\n")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("TOOLROUTER_STATE_KEY, line 2: neither hex nor base64"),
+        "{stderr}"
+    );
 }
