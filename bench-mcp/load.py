@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Bounded load on a running `toolrouter serve --http` (standard library only).
 
-    load.py calls   --url http://127.0.0.1:PORT/mcp --pid PID [--clients 50] [--secs 60] [--sessions]
+    load.py calls   --url http://127.0.0.1:PORT/mcp --pid PID [--pid PID2] [--clients 50] [--secs 60] [--sessions]
     load.py churn   --url http://127.0.0.1:PORT/mcp --pid PID --sessions-per-wave 20000 --waves 2 --expiry SECS
 
 `calls`: CLIENTS clients, each on one kept-alive connection (and, with
 `--sessions`, in a session of its own), call the built-in `calculate` tool
 for SECS seconds. Every reply must be HTTP 200 with a JSON-RPC result for
-the call's id; anything else is an error. The server's resident memory
-(VmRSS of PID) is sampled every second.
+the call's id; anything else is an error. A connection the server closes
+after a reply that says `Connection: close` (nginx does after 1,000 requests)
+is opened again, as an HTTP client does. The server's resident memory (VmRSS
+of PID, summed over every --pid) is sampled every second; each call's latency
+is kept for the p50 and p99.
 
 `churn`: opens SESSIONS-PER-WAVE sessions (initialize only, never closed),
 waits EXPIRY seconds for the server's idle expiry to close them, and does
@@ -29,6 +32,9 @@ PROTOCOL = "2025-11-25"
 
 
 def rss_kib(pid):
+    if isinstance(pid, list):
+        known = [r for r in (rss_kib(p) for p in pid) if r is not None]
+        return sum(known) if known else None
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
@@ -45,6 +51,7 @@ class Conn:
     def __init__(self, host, port, path):
         self.host, self.port, self.path = host, port, path
         self.reader = self.writer = None
+        self.closing = False
 
     async def open(self):
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
@@ -91,6 +98,7 @@ class Conn:
             payload = b"".join(parts)
         else:
             payload = b""
+        self.closing = headers.get("connection", "").lower() == "close"
         return status, headers, payload
 
 
@@ -138,6 +146,10 @@ async def client(url, sessions, deadline, stats):
     n = 0
     try:
         while time.monotonic() < deadline:
+            if conn.closing:
+                conn.close()
+                conn = Conn(url.hostname, url.port, url.path)
+                await conn.open()
             n += 1
             call = {
                 "jsonrpc": "2.0",
@@ -145,6 +157,7 @@ async def client(url, sessions, deadline, stats):
                 "method": "tools/call",
                 "params": {"name": "calculate", "arguments": {"expression": f"{n} * 2"}},
             }
+            started = time.monotonic()
             try:
                 status, headers, payload = await conn.post(call, session)
                 replies = [m for m in messages(headers, payload) if m.get("id") == n]
@@ -161,6 +174,7 @@ async def client(url, sessions, deadline, stats):
                 await conn.open()
                 session = await open_session(conn) if sessions else None
             stats["calls"] += 1
+            stats["latencies"].append(time.monotonic() - started)
             if not ok:
                 stats["errors"] += 1
                 if len(stats["samples"]) < 5:
@@ -177,8 +191,9 @@ async def sample_rss(pid, until, out):
 
 async def calls(args):
     url = urlsplit(args.url)
-    stats = {"calls": 0, "errors": 0, "samples": []}
+    stats = {"calls": 0, "errors": 0, "samples": [], "latencies": []}
     rss = []
+    rss_start = rss_kib(args.pid)
     start = time.monotonic()
     deadline = start + args.secs
     sampler = asyncio.create_task(sample_rss(args.pid, deadline, rss))
@@ -188,6 +203,13 @@ async def calls(args):
     await sampler
     elapsed = time.monotonic() - start
     known = [r for r in rss if r is not None]
+    latencies = sorted(stats["latencies"])
+
+    def percentile(q):
+        if not latencies:
+            return None
+        return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000, 2)
+
     return {
         "mode": "sessions" if args.sessions else "stateless",
         "clients": args.clients,
@@ -196,6 +218,9 @@ async def calls(args):
         "calls_per_sec": round(stats["calls"] / elapsed),
         "errors": stats["errors"],
         "error_samples": stats["samples"],
+        "p50_ms": percentile(0.50),
+        "p99_ms": percentile(0.99),
+        "rss_kib_start": rss_start,
         "rss_kib_at_5s": known[5] if len(known) > 5 else None,
         "rss_kib_at_end": known[-1] if known else None,
         "rss_kib_max": max(known) if known else None,
@@ -240,7 +265,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("what", choices=["calls", "churn"])
     ap.add_argument("--url", required=True)
-    ap.add_argument("--pid", type=int, required=True, help="the server's process id (memory)")
+    ap.add_argument(
+        "--pid", type=int, action="append", required=True,
+        help="the server's process id (memory); repeat to sum several processes",
+    )
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--secs", type=float, default=60)
     ap.add_argument("--sessions", action="store_true", help="each client in a session")

@@ -6,6 +6,7 @@
 //! ```text
 //! cargo run --example conformance_server -- --http 127.0.0.1:3001
 //! cargo run --example conformance_server -- --http 127.0.0.1:3001 --stateless --json
+//! cargo run --example conformance_server -- --http 127.0.0.1:3001 --stateless --state-key-file KEYS
 //! ../shared/conformance/run.sh --cmd "target/debug/examples/conformance_server --http 127.0.0.1:{port}"
 //! ```
 // rmcp 3.x marks sampling and logging deprecated (SEP-2577); the 2025-11-25
@@ -24,7 +25,7 @@ use toolrouter::rmcp::model::{
     ResourceTemplate, SamplingMessage, Tool,
 };
 use toolrouter::{
-    Elicitation, HttpOptions, Hub, JsonObject, ServerOptions, ToolContext, ToolError,
+    Elicitation, HttpOptions, Hub, JsonObject, ServerOptions, StateKeys, ToolContext, ToolError,
 };
 
 /// A 1x1 red PNG.
@@ -34,15 +35,18 @@ const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let http = parse_args()?;
+    let (http, keys) = parse_args()?;
     let hub = Hub::new();
     register_tools(&hub)?;
     register_mrtr_tools(&hub)?;
     register_change_triggers(&hub)?;
     register_resources(&hub)?;
     register_prompts(&hub)?;
-    let options =
+    let mut options =
         ServerOptions::default().with_identity("toolrouter-conformance", env!("CARGO_PKG_VERSION"));
+    if let Some(keys) = keys {
+        options = options.with_state_keys(keys);
+    }
     let server = toolrouter::serve_http(hub, options, http).await?;
     eprintln!("conformance_server: serving MCP at {}", server.url());
     let stop = server.shutdown_token();
@@ -56,10 +60,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// `--http ADDR`, then optionally `--stateless` (no sessions: stateless
 /// `tools/call` takes the transport's direct path) and `--json` (JSON replies
-/// where the transport allows them).
-fn parse_args() -> Result<HttpOptions, String> {
-    const USAGE: &str = "usage: conformance_server --http 127.0.0.1:PORT [--stateless] [--json]";
-    let mut args = std::env::args().skip(1);
+/// where the transport allows them) and `--state-key-file FILE` (the keys that
+/// sign `requestState`, shared by processes behind one load balancer).
+fn parse_args() -> Result<(HttpOptions, Option<StateKeys>), String> {
+    const USAGE: &str = "usage: conformance_server --http 127.0.0.1:PORT [--stateless] [--json] \
+                         [--state-key-file FILE]";
+    let mut args = std::env::args().skip(1).peekable();
     let addr: SocketAddr = match (args.next().as_deref(), args.next()) {
         (Some("--http"), Some(addr)) => addr
             .parse()
@@ -67,14 +73,19 @@ fn parse_args() -> Result<HttpOptions, String> {
         _ => return Err(USAGE.to_owned()),
     };
     let mut options = HttpOptions::new(addr);
-    for flag in args {
-        options = match flag.as_str() {
-            "--stateless" => options.with_sessions(false),
-            "--json" => options.with_json_response(true),
+    let mut keys = None;
+    while let Some(flag) = args.next() {
+        options = match (flag.as_str(), args.next_if(|_| flag == "--state-key-file")) {
+            ("--stateless", None) => options.with_sessions(false),
+            ("--json", None) => options.with_json_response(true),
+            ("--state-key-file", Some(path)) => {
+                keys = Some(StateKeys::load(path.as_ref()).map_err(|e| e.to_string())?);
+                options
+            }
             _ => return Err(USAGE.to_owned()),
         };
     }
-    Ok(options)
+    Ok((options, keys))
 }
 
 fn schema(value: Value) -> JsonObject {

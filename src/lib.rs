@@ -64,8 +64,10 @@ pub use chat::{ChatError, Conversation, Endpoint, ToolMode, endpoint};
 
 // The MCP server over stdio and Streamable HTTP.
 pub use server::{
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, ListGate, MCP_PATH,
-    McpServer, ServeError, ServerOptions, serve_http, serve_io, serve_stdio,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HEALTH_PATH, HttpOptions, HttpServer,
+    ListGate, MAX_STATE_KEY_FILE_BYTES, MCP_PATH, MIN_STATE_KEY_BYTES, McpServer, STATE_KEY_ENV,
+    STATE_KEY_FILE_ENV, ServeError, ServerOptions, StateKeyError, StateKeys, serve_http, serve_io,
+    serve_stdio,
 };
 // The HTTP server's request path without a socket, for the fuzz targets only.
 #[cfg(fuzzing)]

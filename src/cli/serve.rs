@@ -2,13 +2,14 @@
 //! serving the built-in tools and, with `--config`, every upstream server's tools.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 use toolrouter::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, Hub, ListGate, ServerOptions,
-    serve_http, serve_stdio,
+    StateKeys, serve_http, serve_stdio,
 };
 
 use super::setup::{ToolSetupArgs, Upstreams, with_tools};
@@ -37,6 +38,30 @@ pub(crate) struct ServeArgs {
     /// of a one-event SSE stream.
     #[arg(long, requires = "stateless")]
     json: bool,
+    /// Sign multi-round `requestState` with the keys in FILE (one a line, hex
+    /// or base64, at least 32 bytes; the first signs, all verify), so that
+    /// processes behind one load balancer accept each other's states. Else
+    /// `TOOLROUTER_STATE_KEY_FILE` or `TOOLROUTER_STATE_KEY`; else a random key.
+    #[arg(long, value_name = "FILE")]
+    state_key_file: Option<PathBuf>,
+    /// HTTP: also accept this `Host` (NAME for any port, or NAME:PORT), as a
+    /// reverse proxy in front passes it on; repeatable.
+    #[arg(long, value_name = "NAME", requires = "http")]
+    allow_host: Vec<String>,
+    /// HTTP: also accept browser requests from this origin
+    /// (`https://app.example.com:443`); repeatable.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+    /// HTTP with sessions: session ids become `NAME.id`, so that a load
+    /// balancer can send a session's requests to this process (1 to 32 ASCII
+    /// letters, digits, `-` or `_`; one NAME per process).
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "http",
+        conflicts_with = "stateless"
+    )]
+    session_id_prefix: Option<String>,
     /// HTTP: seconds a client has to send a request's head (0: no limit).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs())]
     header_timeout: u64,
@@ -77,6 +102,13 @@ pub(crate) fn run(args: ServeArgs) -> Result<(), String> {
     with_tools(&args.setup, Upstreams::Background, async |setup| {
         tracing::debug!(tools = setup.hub.registry().list().len(), "serving");
         let mut options = ServerOptions::default();
+        let keys = match &args.state_key_file {
+            Some(path) => Some(StateKeys::load(path).map_err(|e| e.to_string())?),
+            None => StateKeys::from_env().map_err(|e| e.to_string())?,
+        };
+        if let Some(keys) = keys {
+            options = options.with_state_keys(keys);
+        }
         if let Some(gateway) = setup.gateway.clone()
             && args.upstream_wait > 0
         {
@@ -100,6 +132,7 @@ async fn serve(args: &ServeArgs, hub: Hub, options: ServerOptions) -> Result<(),
     let Some(addr) = args.http else {
         return Err("give --stdio or --http ADDR".to_owned());
     };
+    let random_state_key = options.state_keys.is_none();
     let mut http = HttpOptions::new(addr)
         .allow_remote(args.allow_remote)
         .with_sessions(!args.stateless)
@@ -109,14 +142,26 @@ async fn serve(args: &ServeArgs, hub: Hub, options: ServerOptions) -> Result<(),
         .with_idle_timeout(seconds(args.idle_timeout))
         .with_max_connections((args.max_connections > 0).then_some(args.max_connections))
         .with_max_sessions((args.max_sessions > 0).then_some(args.max_sessions))
-        .with_session_idle_expiry(seconds(args.session_idle_expiry));
+        .with_session_idle_expiry(seconds(args.session_idle_expiry))
+        .with_extra_hosts(args.allow_host.iter().cloned())
+        .with_extra_origins(args.allow_origin.iter().cloned());
     if let Some(token) = &args.token {
         http = http.with_bearer_token(token.clone());
+    }
+    if let Some(prefix) = &args.session_id_prefix {
+        http = http.with_session_id_prefix(prefix.clone());
     }
     let server = serve_http(hub, options, http)
         .await
         .map_err(|e| e.to_string())?;
     eprintln!("toolrouter: serving MCP at {}", server.url());
+    if args.stateless && random_state_key {
+        eprintln!(
+            "toolrouter: warning: --stateless with a random state key: a multi-round \
+             (input_required) call whose next round reaches another process behind a \
+             load balancer fails; share one key with --state-key-file"
+        );
+    }
     let stop = server.shutdown_token();
     tokio::select! {
         _ = interrupted() => stop.cancel(),

@@ -27,6 +27,7 @@ use tokio::task::JoinHandle;
 use super::list_gate::ListGate;
 use super::peer::{LogThreshold, NotificationSink, RmcpClientPeer};
 use super::state::StateSigner;
+use super::state_keys::StateKeys;
 use crate::core::echo;
 use crate::exec::ExecError;
 use crate::hub::Hub;
@@ -49,6 +50,9 @@ pub struct ServerOptions {
     /// `tools/list` answers wait at this gate until it opens (upstream
     /// servers still connecting); everything else is served at once.
     pub list_gate: Option<ListGate>,
+    /// The keys that sign multi-round `requestState`; `None` makes a random
+    /// key per server, which only that process can verify.
+    pub state_keys: Option<StateKeys>,
 }
 
 impl Default for ServerOptions {
@@ -59,6 +63,7 @@ impl Default for ServerOptions {
             instructions: None,
             page_size: 100,
             list_gate: None,
+            state_keys: None,
         }
     }
 }
@@ -80,6 +85,13 @@ impl ServerOptions {
     /// Makes `tools/list` answers wait until `gate` opens.
     pub fn with_list_gate(mut self, gate: ListGate) -> Self {
         self.list_gate = Some(gate);
+        self
+    }
+
+    /// Signs `requestState` with `keys` instead of a random per-process key,
+    /// so that processes sharing them accept each other's states.
+    pub fn with_state_keys(mut self, keys: StateKeys) -> Self {
+        self.state_keys = Some(keys);
         self
     }
 
@@ -108,10 +120,11 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn new(options: ServerOptions) -> Arc<Self> {
-        Arc::new(Self {
-            options,
-            signer: StateSigner::generate(),
-        })
+        let signer = match &options.state_keys {
+            Some(keys) => Some(StateSigner::with_keys(keys)),
+            None => StateSigner::generate(),
+        };
+        Arc::new(Self { options, signer })
     }
 }
 

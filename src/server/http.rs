@@ -23,7 +23,9 @@ use super::bad_input;
 use super::error::ServeError;
 use super::handler::{McpServer, ServerOptions, Shared};
 use super::http_direct::{DirectCalls, DirectHttp};
-use super::http_sessions::{SessionCap, refuse_sessions_over_cap};
+use super::http_sessions::{
+    SessionCap, prefix_session_ids, refuse_sessions_over_cap, session_prefix_is_valid,
+};
 use crate::http_conn::{
     ConnLimits, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, RateLimitedLog, Timeouts, constant_time_eq, serve_connections,
@@ -32,6 +34,10 @@ use crate::hub::Hub;
 
 /// The MCP endpoint path.
 pub const MCP_PATH: &str = "/mcp";
+/// The health-check path: `GET` answers `200 ok` once the server accepts
+/// connections, with no token, `Host` check or MCP work (for load balancers
+/// and supervisors).
+pub const HEALTH_PATH: &str = "/healthz";
 
 /// How to serve Streamable HTTP.
 #[derive(Debug, Clone)]
@@ -79,6 +85,11 @@ pub struct HttpOptions {
     /// released (rmcp's session keep-alive). `None` keeps idle sessions.
     /// Default 300 s.
     pub session_idle_expiry: Option<Duration>,
+    /// With sessions: every session id handed out becomes `PREFIX.id`, and
+    /// the prefix is taken off the ids clients send, so that a load balancer
+    /// can send a session's requests to the process that holds it (1 to 32
+    /// ASCII letters, digits, `-` or `_`). `None`: plain ids.
+    pub session_id_prefix: Option<String>,
 }
 
 /// Default of [`HttpOptions::max_sessions`].
@@ -103,6 +114,7 @@ impl HttpOptions {
             max_connections: Some(DEFAULT_MAX_CONNECTIONS),
             max_sessions: Some(DEFAULT_MAX_SESSIONS),
             session_idle_expiry: Some(DEFAULT_SESSION_IDLE_EXPIRY),
+            session_id_prefix: None,
         }
     }
 
@@ -115,6 +127,13 @@ impl HttpOptions {
     /// Sets the session idle expiry (`None`: sessions never expire).
     pub fn with_session_idle_expiry(mut self, expiry: impl Into<Option<Duration>>) -> Self {
         self.session_idle_expiry = expiry.into();
+        self
+    }
+
+    /// Puts `PREFIX.` before every session id (see
+    /// [`session_id_prefix`](Self::session_id_prefix)).
+    pub fn with_session_id_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.session_id_prefix = Some(prefix.into());
         self
     }
 
@@ -157,6 +176,19 @@ impl HttpOptions {
     /// Turns sessions on or off.
     pub fn with_sessions(mut self, sessions: bool) -> Self {
         self.sessions = sessions;
+        self
+    }
+
+    /// Accepts these `Host` names too (`name` for any port, or `name:port`),
+    /// as a reverse proxy passes them on.
+    pub fn with_extra_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Self {
+        self.extra_hosts.extend(hosts);
+        self
+    }
+
+    /// Accepts these browser origins too (`https://app.example.com:443`).
+    pub fn with_extra_origins(mut self, origins: impl IntoIterator<Item = String>) -> Self {
+        self.extra_origins.extend(origins);
         self
     }
 
@@ -223,6 +255,14 @@ pub async fn serve_http(
             "serving MCP on a non-loopback address: anyone who can reach it can run tools{}",
             if options.bearer_token.is_some() { "" } else { " (and no bearer token is set)" }
         );
+    }
+    if let Some(prefix) = &options.session_id_prefix
+        && !session_prefix_is_valid(prefix)
+    {
+        return Err(ServeError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("session id prefix {prefix:?}: use 1 to 32 ASCII letters, digits, - or _"),
+        )));
     }
     let listener = tokio::net::TcpListener::bind(options.bind)
         .await
@@ -312,6 +352,15 @@ fn router(
                     },
                 ));
             }
+            if let Some(prefix) = &options.session_id_prefix {
+                let prefix: Arc<str> = Arc::from(format!("{prefix}."));
+                router = router.layer(axum::middleware::from_fn(
+                    move |req: Request, next: Next| {
+                        let prefix = prefix.clone();
+                        async move { prefix_session_ids(&prefix, req, next).await }
+                    },
+                ));
+            }
             router
         }
     };
@@ -330,6 +379,8 @@ fn router(
             },
         ));
     }
+    // Added after the layers above, so no token or body check applies.
+    router = router.route(HEALTH_PATH, axum::routing::get(|| async { "ok\n" }));
     let limits = ConnLimits {
         timeouts: Timeouts {
             header: options.header_timeout,

@@ -1,6 +1,7 @@
 //! The session cap of the Streamable HTTP server: an `initialize` that would
 //! open a session past the cap is refused with HTTP 503, `Retry-After: 1`
-//! and a JSON-RPC error for its id, before rmcp creates anything.
+//! and a JSON-RPC error for its id, before rmcp creates anything. And the
+//! session id prefix that lets a load balancer find a session's process.
 
 use std::sync::Arc;
 
@@ -85,4 +86,40 @@ pub(crate) async fn refuse_sessions_over_cap(
     }
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await
+}
+
+const SESSION_ID: &str = "mcp-session-id";
+
+/// Whether `prefix` may start session ids: 1 to 32 ASCII letters, digits,
+/// `-` or `_` (a load balancer matches it; a header value must hold it).
+pub(crate) fn session_prefix_is_valid(prefix: &str) -> bool {
+    (1..=32).contains(&prefix.len())
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Takes `prefix` (`NAME.`) off the session id a request carries and puts it
+/// before the one a response hands out. An id without the prefix is passed on
+/// as it came.
+pub(crate) async fn prefix_session_ids(prefix: &str, mut req: Request, next: Next) -> Response {
+    let inner = req
+        .headers()
+        .get(SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix(prefix))
+        .and_then(|v| http::HeaderValue::from_str(v).ok());
+    if let Some(inner) = inner {
+        req.headers_mut().insert(SESSION_ID, inner);
+    }
+    let mut response = next.run(req).await;
+    let outer = response
+        .headers()
+        .get(SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| http::HeaderValue::from_str(&format!("{prefix}{v}")).ok());
+    if let Some(outer) = outer {
+        response.headers_mut().insert(SESSION_ID, outer);
+    }
+    response
 }

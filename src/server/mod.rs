@@ -13,15 +13,20 @@ mod line;
 mod list_gate;
 mod peer;
 mod state;
+mod state_keys;
 mod stdio;
 
 pub use error::ServeError;
 pub use handler::{McpServer, ServerOptions};
 pub use http::{
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HttpOptions, HttpServer, MCP_PATH,
-    serve_http,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_EXPIRY, HEALTH_PATH, HttpOptions, HttpServer,
+    MCP_PATH, serve_http,
 };
 pub use list_gate::ListGate;
+pub use state_keys::{
+    MAX_STATE_KEY_FILE_BYTES, MIN_STATE_KEY_BYTES, STATE_KEY_ENV, STATE_KEY_FILE_ENV,
+    StateKeyError, StateKeys,
+};
 pub use stdio::{serve_io, serve_stdio};
 
 #[cfg(fuzzing)]

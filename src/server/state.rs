@@ -3,16 +3,21 @@
 //!
 //! The protocol lets a server keep a call's state in the client between rounds;
 //! the client must echo it unchanged. A client could alter it, so every state
-//! the server hands out is signed with HMAC-SHA256 under a key made at start-up,
-//! and a state that fails the check is refused before any handler sees it.
+//! the server hands out is signed with HMAC-SHA256, and a state that fails the
+//! check is refused before any handler sees it. The key is made at start-up
+//! unless [`StateKeys`] are given, which several processes can share; of
+//! several keys the first signs and every one verifies (rotation).
 
 use ring::hmac;
 use ring::rand::SystemRandom;
 
+use super::state_keys::StateKeys;
+
 /// Signs and checks request states.
 #[derive(Debug)]
 pub(crate) struct StateSigner {
-    key: hmac::Key,
+    /// Never empty; the first signs.
+    keys: Vec<hmac::Key>,
 }
 
 const TAG_HEX_LEN: usize = 64;
@@ -21,12 +26,27 @@ impl StateSigner {
     /// A signer with a fresh random key; `None` if the system has no randomness.
     pub(crate) fn generate() -> Option<Self> {
         let key = hmac::Key::generate(hmac::HMAC_SHA256, &SystemRandom::new()).ok()?;
-        Some(Self { key })
+        Some(Self { keys: vec![key] })
+    }
+
+    /// A signer with the given keys: the first signs, every one verifies.
+    pub(crate) fn with_keys(keys: &StateKeys) -> Self {
+        Self {
+            keys: keys
+                .keys()
+                .iter()
+                .map(|key| hmac::Key::new(hmac::HMAC_SHA256, key))
+                .collect(),
+        }
     }
 
     /// `tag.payload`, the tag being the hex HMAC of the payload.
     pub(crate) fn sign(&self, payload: &str) -> String {
-        let tag = hmac::sign(&self.key, payload.as_bytes());
+        let Some(key) = self.keys.first() else {
+            // Not reached: both constructors make at least one key.
+            return String::new();
+        };
+        let tag = hmac::sign(key, payload.as_bytes());
         let mut out = String::with_capacity(TAG_HEX_LEN + 1 + payload.len());
         for byte in tag.as_ref() {
             out.push_str(&format!("{byte:02x}"));
@@ -46,8 +66,10 @@ impl StateSigner {
         for (i, byte) in tag.iter_mut().enumerate() {
             *byte = u8::from_str_radix(tag_hex.get(2 * i..2 * i + 2)?, 16).ok()?;
         }
-        hmac::verify(&self.key, payload.as_bytes(), &tag).ok()?;
-        Some(payload)
+        self.keys
+            .iter()
+            .any(|key| hmac::verify(key, payload.as_bytes(), &tag).is_ok())
+            .then_some(payload)
     }
 }
 

@@ -26,6 +26,7 @@ mod registry;
 mod route;
 mod server_cli;
 mod server_http;
+mod server_http_deploy;
 mod server_http_direct;
 mod server_http_limits;
 mod server_python;

@@ -475,3 +475,70 @@ fn issue_25_client_errors_in_a_session_are_not_logged_by_default() {
     assert!(!log.contains("response error"), "{log}");
     assert!(!log.contains("WARN"), "{log}");
 }
+
+#[test]
+fn issue_27_stateless_serve_warns_of_a_random_state_key_and_names_a_bad_key_file() {
+    let mut child = Command::new(toolrouter_bin())
+        .args(["serve", "--http", "127.0.0.1:0", "--stateless"])
+        .env_remove("TOOLROUTER_STATE_KEY_FILE")
+        .env_remove("TOOLROUTER_STATE_KEY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let (mut first, mut second) = (String::new(), String::new());
+    stderr.read_line(&mut first).unwrap();
+    stderr.read_line(&mut second).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.starts_with("toolrouter: serving MCP at "), "{first}");
+    assert!(
+        second.starts_with("toolrouter: warning: --stateless with a random state key"),
+        "{second}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("keys");
+    std::fs::write(&keys, "00112233445566778899aabbccddeeff\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let output = Command::new(toolrouter_bin())
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--stateless",
+            "--state-key-file",
+        ])
+        .arg(&keys)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    let expected = format!(
+        "state key file {}, line 1: the key is 16 bytes",
+        keys.display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+
+    // The keys themselves in the environment, read the same way.
+    let output = Command::new(toolrouter_bin())
+        .args(["serve", "--http", "127.0.0.1:0", "--stateless"])
+        .env_remove("TOOLROUTER_STATE_KEY_FILE")
+        .env("TOOLROUTER_STATE_KEY", "# comment\nnot-a-key!\n")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("TOOLROUTER_STATE_KEY, line 2: neither hex nor base64"),
+        "{stderr}"
+    );
+}
