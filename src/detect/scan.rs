@@ -214,6 +214,19 @@ const CONTROL_ESCAPES: [&str; 32] = [
 /// few bytes) pays no new search per escape.
 #[inline(always)]
 pub(crate) fn escape_json_into(s: &str, out: &mut String) {
+    // Short pieces (a delta of a few bytes, one decoded escape) stay inline
+    // and small, so that their callers' own inlining is not disturbed; long
+    // ones take the word-at-a-time loop, out of line.
+    if s.len() < 8 {
+        escape_tail(s, 0, 0, out);
+    } else {
+        escape_long(s, out);
+    }
+}
+
+/// [`escape_json_into`] of a string of eight bytes or more.
+#[inline(never)]
+fn escape_long(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut start = 0;
     let mut at = 0;
@@ -228,7 +241,14 @@ pub(crate) fn escape_json_into(s: &str, out: &mut String) {
         }
         at += 8;
     }
-    // The last bytes, fewer than eight (all of a short delta's).
+    escape_tail(s, start, at, out);
+}
+
+/// Escapes `s` from `at` (fewer than eight bytes left), `s[start..at]`
+/// being plain text not yet written.
+#[inline(always)]
+fn escape_tail(s: &str, mut start: usize, mut at: usize, out: &mut String) {
+    let bytes = s.as_bytes();
     while let Some(p) = bytes.get(at..).and_then(|tail| {
         tail.iter()
             .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
