@@ -43,7 +43,7 @@ impl BracketScan {
     /// outermost bracket closed there (just before the returned offset).
     /// Stopped before the end of `bytes` without a close: at a `<` outside
     /// every string, in a scan [`stopping_at_tags`](Self::stopping_at_tags).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn scan(&mut self, bytes: &[u8], mut i: usize) -> (usize, bool) {
         while i < bytes.len() {
             if self.in_str {
