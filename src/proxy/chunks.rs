@@ -5,13 +5,14 @@
 //! detector's, then the finish chunk, the usage chunk when asked for, and
 //! `data: [DONE]`. A failed turn ends with `data: {"error": {...}}` instead.
 
+use crate::proxy::faults::Faults;
 use crate::proxy::turn::FrameWriter;
 use serde::Serialize;
-use toolrouter_providers::{ErrorKind, StopReason, Usage};
+use toolrouter_providers::{StopReason, Usage};
 
 use super::error::{UPSTREAM_ERROR, error_object};
 use super::meta::ChunkMeta;
-use crate::core::{DetectEvent, DiagnosticKind, WireFormat};
+use crate::core::{DetectEvent, WireFormat};
 use crate::router::RouteEvent;
 
 /// Writes one client stream.
@@ -24,14 +25,9 @@ pub(crate) struct ChunkWriter {
     /// The calls announced to the client; a call's position is its `index`.
     calls: Vec<AnnouncedCall>,
     usage: Option<Usage>,
-    /// The first stream error's kind, for the error event's `code`.
-    error_kind: Option<ErrorKind>,
+    faults: Faults,
     /// The `code` of the error event the stream ended with.
     failure: Option<&'static str>,
-    /// Why an announced call was cut off (the detector's `Unfinished`).
-    cut_call: Option<String>,
-    /// Text after a cut call is its markup given back: not the client's text.
-    hold_text: bool,
     ended: bool,
 }
 
@@ -88,10 +84,8 @@ impl ChunkWriter {
             role_sent: false,
             calls: Vec::new(),
             usage: None,
-            error_kind: None,
+            faults: Faults::default(),
             failure: None,
-            cut_call: None,
-            hold_text: false,
             ended: false,
         }
     }
@@ -142,20 +136,13 @@ impl ChunkWriter {
         meta: &dyn Fn() -> ChunkMeta,
         out: &mut Vec<u8>,
     ) {
-        if stop == StopReason::Error {
-            let code = self.error_kind.map_or(UPSTREAM_ERROR, error_code);
-            let message = error.unwrap_or_else(|| "the upstream's answer failed".to_owned());
-            self.fail(&message, code, out);
-            return;
-        }
-        if stop != StopReason::MaxTokens
-            && let Some(open) = self.calls.iter().find(|c| !c.ended)
-        {
-            let why = self
-                .cut_call
-                .take()
-                .unwrap_or_else(|| format!("the model's call to `{}` did not complete", open.name));
-            self.fail(&why, "incomplete_tool_call", out);
+        let open = self
+            .calls
+            .iter()
+            .find(|c| !c.ended)
+            .map(|c| c.name.as_str());
+        if let Some((why, code)) = self.faults.at_finish(stop, error, open) {
+            self.fail(&why, code, out);
             return;
         }
         let reason = finish_reason(stop, self.calls.iter().any(|c| c.ended));
@@ -241,15 +228,6 @@ pub(crate) fn finish_reason(stop: StopReason, called: bool) -> &'static str {
     }
 }
 
-/// The error `code` of a turn that failed with a stream error of `kind`.
-pub(crate) fn error_code(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Truncated => "upstream_truncated",
-        ErrorKind::Provider => UPSTREAM_ERROR,
-        _ => "upstream_malformed",
-    }
-}
-
 /// OpenAI's `usage` object.
 pub(crate) fn usage_object(usage: &Usage) -> serde_json::Value {
     let prompt = usage.input_tokens.unwrap_or(0);
@@ -283,7 +261,7 @@ impl FrameWriter for ChunkWriter {
 
     fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
         match event {
-            RouteEvent::Detect(DetectEvent::Text { text }) if !self.hold_text => {
+            RouteEvent::Detect(DetectEvent::Text { text }) if !self.faults.holds_text() => {
                 self.delta(
                     meta,
                     out,
@@ -358,38 +336,19 @@ impl FrameWriter for ChunkWriter {
                 self.calls[pos].ended = true;
             }
             RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
-                // A shown call of the same dialect that has not ended is the
-                // one that broke (a call that never ends is caught at the
-                // finish all the same).
                 let open = self
                     .calls
                     .iter()
-                    .find(|c| !c.ended && c.format == diagnostic.format);
-                let Some(open) = open else {
-                    // Markup that is no call: its text follows as text.
-                    tracing::debug!(message = %diagnostic.message, "markup that is no call");
-                    return;
-                };
-                let why = format!(
-                    "the model's call to `{}` did not complete: {}",
-                    open.name, diagnostic.message
-                );
-                if diagnostic.kind == DiagnosticKind::Unfinished {
-                    // The stream ended inside it; the stop decides (`length`).
-                    self.cut_call = Some(why);
-                    self.hold_text = true;
-                } else {
-                    self.fail(&why, "incomplete_tool_call", out);
+                    .find(|c| !c.ended && c.format == diagnostic.format)
+                    .map(|c| c.name.as_str());
+                if let Some((why, code)) = self.faults.malformed(open, &diagnostic) {
+                    self.fail(&why, code, out);
                 }
             }
             RouteEvent::Usage { usage } => self.usage = Some(usage),
             RouteEvent::ProviderError { kind, message } => {
-                self.error_kind.get_or_insert(kind);
-                if kind == ErrorKind::Provider {
-                    // The upstream said it failed: nothing more will come.
-                    self.fail(&message, UPSTREAM_ERROR, out);
-                } else {
-                    tracing::debug!(?kind, %message, "upstream stream error");
+                if let Some((why, code)) = self.faults.provider_error(kind, message) {
+                    self.fail(&why, code, out);
                 }
             }
             RouteEvent::Finish { stop, error, .. } => self.finish(stop, error, meta, out),

@@ -4,8 +4,9 @@
 use serde_json::{Map, Value, json};
 use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
-use super::chunks::{error_code, finish_reason, usage_object};
+use super::chunks::{finish_reason, usage_object};
 use super::error::{ApiError, UPSTREAM_ERROR};
+use super::faults::error_code;
 use super::meta::ChunkMeta;
 use crate::core::{DetectEvent, ToolCall};
 use crate::router::RouteEvent;

@@ -23,6 +23,7 @@ mod chunks;
 mod completion;
 mod conversation;
 mod error;
+mod faults;
 mod handlers;
 mod meta;
 mod options;

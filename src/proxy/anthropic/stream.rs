@@ -8,12 +8,11 @@
 
 use crate::proxy::turn::FrameWriter;
 use serde_json::{Value, json};
-use toolrouter_providers::{ErrorKind, StopReason, Usage};
+use toolrouter_providers::{StopReason, Usage};
 
 use super::message_id;
-use crate::core::{DetectEvent, DiagnosticKind, WireFormat};
-use crate::proxy::chunks::error_code;
-use crate::proxy::error::UPSTREAM_ERROR;
+use crate::core::{DetectEvent, WireFormat};
+use crate::proxy::faults::Faults;
 use crate::proxy::meta::ChunkMeta;
 use crate::router::RouteEvent;
 
@@ -52,10 +51,7 @@ pub(crate) struct EventWriter {
     open: Option<Open>,
     calls: Vec<Announced>,
     usage: Option<Usage>,
-    cut_call: Option<String>,
-    hold_text: bool,
-    /// The first stream error's kind, for the log's outcome.
-    error_kind: Option<ErrorKind>,
+    faults: Faults,
     /// Why the stream ended with an error event (the OpenAI door's codes).
     failure: Option<&'static str>,
     ended: bool,
@@ -196,20 +192,13 @@ impl EventWriter {
         meta: &dyn Fn() -> ChunkMeta,
         out: &mut Vec<u8>,
     ) {
-        if stop == StopReason::Error {
-            let message = error.unwrap_or_else(|| "the upstream's answer failed".to_owned());
-            let code = self.error_kind.map_or(UPSTREAM_ERROR, error_code);
-            self.fail(&message, code, out);
-            return;
-        }
-        if stop != StopReason::MaxTokens
-            && let Some(open) = self.calls.iter().find(|c| !c.ended)
-        {
-            let why = self
-                .cut_call
-                .take()
-                .unwrap_or_else(|| format!("the model's call to `{}` did not complete", open.name));
-            self.fail(&why, "incomplete_tool_call", out);
+        let open = self
+            .calls
+            .iter()
+            .find(|c| !c.ended)
+            .map(|c| c.name.as_str());
+        if let Some((why, code)) = self.faults.at_finish(stop, error, open) {
+            self.fail(&why, code, out);
             return;
         }
         self.start_waiting(true, meta, out);
@@ -291,7 +280,7 @@ impl FrameWriter for EventWriter {
 
     fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
         match event {
-            RouteEvent::Detect(DetectEvent::Text { text }) if !self.hold_text => {
+            RouteEvent::Detect(DetectEvent::Text { text }) if !self.faults.holds_text() => {
                 self.text(Open::Text, &text, meta, out)
             }
             // Anthropic has no refusal field: a refusal is text.
@@ -336,29 +325,16 @@ impl FrameWriter for EventWriter {
                 let open = self
                     .calls
                     .iter()
-                    .find(|c| !c.ended && c.format == diagnostic.format);
-                let Some(open) = open else {
-                    tracing::debug!(message = %diagnostic.message, "markup that is no call");
-                    return;
-                };
-                let why = format!(
-                    "the model's call to `{}` did not complete: {}",
-                    open.name, diagnostic.message
-                );
-                if diagnostic.kind == DiagnosticKind::Unfinished {
-                    self.cut_call = Some(why);
-                    self.hold_text = true;
-                } else {
-                    self.fail(&why, "incomplete_tool_call", out);
+                    .find(|c| !c.ended && c.format == diagnostic.format)
+                    .map(|c| c.name.as_str());
+                if let Some((why, code)) = self.faults.malformed(open, &diagnostic) {
+                    self.fail(&why, code, out);
                 }
             }
             RouteEvent::Usage { usage } => self.usage = Some(usage),
             RouteEvent::ProviderError { kind, message } => {
-                self.error_kind.get_or_insert(kind);
-                if kind == ErrorKind::Provider {
-                    self.fail(&message, UPSTREAM_ERROR, out);
-                } else {
-                    tracing::debug!(?kind, %message, "upstream stream error");
+                if let Some((why, code)) = self.faults.provider_error(kind, message) {
+                    self.fail(&why, code, out);
                 }
             }
             RouteEvent::Finish { stop, error, .. } => self.finish(stop, error, meta, out),
