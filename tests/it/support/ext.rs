@@ -95,25 +95,12 @@ fn python_with(module: &str, specs: &[&str]) -> PathBuf {
 /// The path of an npm package's installed binary, installing `spec`
 /// (`name@version`) into the cache first if needed.
 pub fn npm_bin(spec: &str, bin: &str) -> PathBuf {
-    let prefix = ext_dir().join("npm");
-    let path = prefix.join("node_modules").join(".bin").join(bin);
-    locked(&ext_dir(), || {
-        if !path.exists() {
-            run(
-                Command::new("npm")
-                    .args([
-                        "install",
-                        "--no-audit",
-                        "--no-fund",
-                        "--loglevel=error",
-                        "--prefix",
-                    ])
-                    .arg(&prefix)
-                    .arg(spec),
-                &format!("npm install {spec}"),
-            );
-        }
-    });
+    let path = ext_dir()
+        .join("npm")
+        .join("node_modules")
+        .join(".bin")
+        .join(bin);
+    npm_install_unless(&[spec], || path.exists());
     assert!(path.exists(), "{spec} installed no `{bin}` binary");
     path
 }
@@ -122,11 +109,19 @@ pub fn npm_bin(spec: &str, bin: &str) -> PathBuf {
 /// (`name@version`), installed into the cache first unless `marker` (a
 /// package name) is already there. `.ci/setup-npm.sh` installs the same.
 pub fn npm_modules(specs: &[&str], marker: &str) -> PathBuf {
+    let modules = ext_dir().join("npm").join("node_modules");
+    let installed = || modules.join(marker).join("package.json").exists();
+    npm_install_unless(specs, installed);
+    assert!(installed(), "{} did not install {marker}", specs.join(" "));
+    modules
+}
+
+/// Installs `specs` into the cache's npm prefix, under the install lock,
+/// unless `installed` says they are there.
+fn npm_install_unless(specs: &[&str], installed: impl Fn() -> bool) {
     let prefix = ext_dir().join("npm");
-    let modules = prefix.join("node_modules");
-    let installed = |modules: &Path| modules.join(marker).join("package.json").exists();
     locked(&ext_dir(), || {
-        if !installed(&modules) {
+        if !installed() {
             run(
                 Command::new("npm")
                     .args([
@@ -142,10 +137,4 @@ pub fn npm_modules(specs: &[&str], marker: &str) -> PathBuf {
             );
         }
     });
-    assert!(
-        installed(&modules),
-        "{} did not install {marker}",
-        specs.join(" ")
-    );
-    modules
 }
