@@ -19,7 +19,7 @@ use toolrouter::ProxyServer;
 use crate::proxy::{proxy_for, recording};
 use crate::support::ext::python_with_anthropic;
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::repo_root;
+use crate::support::{repo_root, run_json_client};
 
 fn tools() -> Value {
     json!([{"name": "get_weather", "description": "The weather", "input_schema": {
@@ -269,33 +269,12 @@ async fn faults_come_back_in_anthropics_error_shape() {
 
 /// Runs one scenario of the SDK script against the proxy; its JSON line.
 pub(crate) async fn app(scenario: &str, proxy: &ProxyServer) -> Value {
-    let python = python_with_anthropic();
-    let script = repo_root().join("tests/proxy/anthropic_client.py");
-    let (scenario, base_url) = (
-        scenario.to_owned(),
-        format!("http://{}", proxy.local_addr()),
-    );
-    let output = tokio::time::timeout(
-        Duration::from_secs(120),
-        tokio::task::spawn_blocking(move || {
-            Command::new(python)
-                .arg(script)
-                .arg(&scenario)
-                .arg(&base_url)
-                .output()
-                .unwrap()
-        }),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the python app failed: {}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
+    let mut command = Command::new(python_with_anthropic());
+    command
+        .arg(repo_root().join("tests/proxy/anthropic_client.py"))
+        .arg(scenario)
+        .arg(format!("http://{}", proxy.local_addr()));
+    run_json_client(command).await
 }
 
 /// The Hermes recording's call as a `tool_use` block; its id.

@@ -14,34 +14,16 @@ use serde_json::{Value, json};
 use crate::proxy::{proxy_for, recording};
 use crate::support::ext::python_with_openai;
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::{repo_root, shared_dir};
+use crate::support::{repo_root, run_json_client, shared_dir};
 
 /// Runs one scenario of the client script against `base_url`; its JSON line.
 pub(crate) async fn app(scenario: &str, base_url: &str) -> Value {
-    let python = python_with_openai();
-    let script = repo_root().join("tests/proxy/openai_client.py");
-    let (scenario, base_url) = (scenario.to_owned(), base_url.to_owned());
-    let output = tokio::time::timeout(
-        Duration::from_secs(120),
-        tokio::task::spawn_blocking(move || {
-            Command::new(python)
-                .arg(script)
-                .arg(&scenario)
-                .arg(&base_url)
-                .output()
-                .unwrap()
-        }),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the python app failed: {}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
+    let mut command = Command::new(python_with_openai());
+    command
+        .arg(repo_root().join("tests/proxy/openai_client.py"))
+        .arg(scenario)
+        .arg(base_url);
+    run_json_client(command).await
 }
 
 /// The Hermes recording's call, as the SDK folds it.

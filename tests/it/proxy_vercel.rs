@@ -7,45 +7,29 @@
 #![allow(clippy::unwrap_used)]
 
 use std::process::Command;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::proxy::{proxy_for, recording};
 use crate::support::ext::npm_modules;
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::repo_root;
+use crate::support::{repo_root, run_json_client};
 
 /// Keep in sync with `.ci/setup-npm.sh`.
 const SDK: [&str; 2] = ["ai@7.0.173", "@ai-sdk/openai-compatible@3.0.92"];
 
 /// Runs one scenario of the client script against `base_url`; its JSON line.
 async fn app(scenario: &str, base_url: &str) -> Value {
-    let modules = npm_modules(&SDK, "@ai-sdk/openai-compatible");
-    let script = repo_root().join("tests/proxy/vercel_client.mjs");
-    let (scenario, base_url) = (scenario.to_owned(), base_url.to_owned());
-    let output = tokio::time::timeout(
-        Duration::from_secs(120),
-        tokio::task::spawn_blocking(move || {
-            Command::new("node")
-                .arg(script)
-                .arg(&scenario)
-                .arg(&base_url)
-                .env("NODE_MODULES", modules)
-                .output()
-                .unwrap()
-        }),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the node app failed: {}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
+    let mut command = Command::new("node");
+    command
+        .arg(repo_root().join("tests/proxy/vercel_client.mjs"))
+        .arg(scenario)
+        .arg(base_url)
+        .env(
+            "NODE_MODULES",
+            npm_modules(&SDK, "@ai-sdk/openai-compatible"),
+        );
+    run_json_client(command).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

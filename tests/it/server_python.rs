@@ -5,7 +5,6 @@
 
 use std::process::Command;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Tool};
 use serde_json::{Value, json};
@@ -73,27 +72,9 @@ async fn progress_and_log_notifications_reach_the_python_sdk() {
     .await
     .unwrap();
     let url = server.url();
-    let output = tokio::time::timeout(
-        Duration::from_secs(120),
-        tokio::task::spawn_blocking(move || {
-            Command::new(python)
-                .arg("-c")
-                .arg(SCRIPT)
-                .arg(url)
-                .output()
-                .unwrap()
-        }),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "python client failed: {}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    let mut command = Command::new(python);
+    command.arg("-c").arg(SCRIPT).arg(url);
+    let report = crate::support::run_json_client(command).await;
     assert_eq!(report["text"], "worked");
     assert_eq!(
         report["progress"],

@@ -39,3 +39,23 @@ pub fn text_of(result: &CallToolResult) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// Runs a client program (a real SDK's app) to its end, off the async
+/// runtime and at most two minutes, and gives the JSON object of its last
+/// stdout line; a failed run fails the test with its stderr.
+pub async fn run_json_client(mut command: std::process::Command) -> serde_json::Value {
+    let output = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        tokio::task::spawn_blocking(move || command.output().expect("start the client")),
+    )
+    .await
+    .expect("the client finished within two minutes")
+    .expect("the client's thread");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the client failed: {}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).expect("a JSON line")
+}
