@@ -308,23 +308,10 @@ async fn a_client_that_leaves_mid_stream_is_logged_as_gone() {
 
 #[tokio::test]
 async fn builtins_are_server_side_tools_the_proxy_runs() {
-    let frame = |delta: serde_json::Value, finish: serde_json::Value| {
-        let chunk = json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-        format!("data: {chunk}\n\n")
-    };
     let call = "<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": \"6*7\"}}</tool_call>";
     let upstream = ReplayServer::start(vec![
-        Reply::frames([
-            frame(json!({"content": call}), serde_json::Value::Null),
-            frame(json!({}), json!("stop")),
-            "data: [DONE]\n\n".to_owned(),
-        ]),
-        Reply::frames([
-            frame(json!({"content": "42."}), serde_json::Value::Null),
-            frame(json!({}), json!("stop")),
-            "data: [DONE]\n\n".to_owned(),
-        ]),
+        crate::proxy_server_tools::turn(&[call], 1, 1),
+        crate::proxy_server_tools::turn(&["42."], 1, 1),
     ])
     .await;
     let workspace = tempfile::tempdir().unwrap();

@@ -14,7 +14,7 @@ use crate::support::replay::{ReplayServer, Reply};
 
 /// An OpenAI-compatible stream of text pieces, then `finish_reason: stop`
 /// and usage.
-fn turn(pieces: &[&str], prompt_tokens: u64, completion_tokens: u64) -> Reply {
+pub(crate) fn turn(pieces: &[&str], prompt_tokens: u64, completion_tokens: u64) -> Reply {
     let chunk = |delta: Value, finish: Value| {
         let chunk = json!({"id": "chatcmpl-srv", "object": "chat.completion.chunk",
             "created": 1, "model": "m",
