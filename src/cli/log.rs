@@ -87,3 +87,11 @@ impl<S> Filter<S> for QuietClientErrors {
         }
     }
 }
+
+/// Writes one status line to stderr. A long-running server must not die when
+/// whoever started it stops reading its stderr (a closed pipe): `eprintln!`
+/// panics on a failed write, this drops the line instead.
+pub(crate) fn status(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "toolrouter: {line}");
+}

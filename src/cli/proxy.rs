@@ -147,11 +147,11 @@ pub(crate) fn run(args: ProxyArgs) -> Result<(), String> {
 /// Serves until interrupted.
 async fn serve(options: ProxyOptions) -> Result<(), String> {
     let proxy = serve_proxy(options).await.map_err(|e| e.to_string())?;
-    eprintln!(
-        "toolrouter: proxying at {} -> {}",
+    super::log::status(format_args!(
+        "proxying at {} -> {}",
         proxy.url(),
         proxy.upstream()
-    );
+    ));
     let stop = proxy.shutdown_token();
     tokio::select! {
         () = interrupted() => stop.cancel(),

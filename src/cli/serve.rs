@@ -154,13 +154,13 @@ async fn serve(args: &ServeArgs, hub: Hub, options: ServerOptions) -> Result<(),
     let server = serve_http(hub, options, http)
         .await
         .map_err(|e| e.to_string())?;
-    eprintln!("toolrouter: serving MCP at {}", server.url());
+    super::log::status(format_args!("serving MCP at {}", server.url()));
     if args.stateless && random_state_key {
-        eprintln!(
-            "toolrouter: warning: --stateless with a random state key: a multi-round \
+        super::log::status(format_args!(
+            "warning: --stateless with a random state key: a multi-round \
              (input_required) call whose next round reaches another process behind a \
              load balancer fails; share one key with --state-key-file"
-        );
+        ));
     }
     let stop = server.shutdown_token();
     tokio::select! {

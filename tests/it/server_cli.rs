@@ -95,17 +95,7 @@ fn serve_stateless_json_answers_a_call_without_a_session() {
         .unwrap()
         .to_owned();
     // No initialize, no session: one POST carrying the call.
-    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"calculate","arguments":{"expression":"(12+5)*3"}}}"#;
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = TcpStream::connect(&addr).unwrap();
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).unwrap();
+    let reply = post_call(&addr).unwrap();
     let (python_ok, report) = run_pyclient(&["--url", &url]);
     let _ = child.kill();
     let _ = child.wait();
@@ -121,6 +111,61 @@ fn serve_stateless_json_answers_a_call_without_a_session() {
     assert_eq!(message["result"]["content"][0]["text"], "51", "{message}");
     // The SDK client works against the stateless server too.
     assert!(python_ok, "{report}");
+}
+
+/// One `tools/call` of `calculate` over a fresh connection; the raw reply.
+fn post_call(addr: &str) -> std::io::Result<String> {
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"calculate","arguments":{"expression":"(12+5)*3"}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr)?;
+    stream.write_all(request.as_bytes())?;
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply)?;
+    Ok(reply)
+}
+
+#[test]
+fn a_server_whose_stderr_is_closed_keeps_serving() {
+    // Whoever started the server stopped reading its stderr before the first
+    // line: every status line and warning fails to write (EPIPE).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let addr = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().to_string()
+    };
+    let mut child = Command::new(toolrouter_bin())
+        .args(["serve", "--http", &addr, "--stateless", "--json"])
+        .env("TOOLROUTER_LOG", "debug")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(writer)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let reply = loop {
+        match post_call(&addr) {
+            Ok(reply) => break Ok(reply),
+            Err(e) if std::time::Instant::now() > deadline => break Err(e),
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
+        }
+    };
+    // A second call after the first one's log lines failed to write.
+    let again = post_call(&addr);
+    let exited = child.try_wait().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(exited, None, "the server exited");
+    for reply in [reply, again] {
+        let reply = reply.unwrap();
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+        assert!(reply.contains(r#""text":"51""#), "{reply}");
+    }
 }
 
 #[test]
