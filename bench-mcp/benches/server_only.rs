@@ -131,25 +131,35 @@ async fn raw_client_ours(hub: Hub) -> RawClient {
     RawClient::connect(client_io).await
 }
 
-/// A stateless HTTP endpoint and the pre-encoded request a call sends to it.
+/// An HTTP endpoint and the pre-encoded requests calls send to it: one for a
+/// stateless server, one per in-flight slot (each its own session, as a
+/// separate client) for a server with sessions.
 #[derive(Clone)]
 struct HttpTarget {
     addr: std::net::SocketAddr,
-    request: Arc<Vec<u8>>,
+    requests: Arc<Vec<Vec<u8>>>,
     /// The server runs in a process of its own (driven by the lean client).
     own_process: bool,
 }
 
 impl HttpTarget {
     fn new(addr: std::net::SocketAddr) -> Self {
-        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#;
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
         Self {
             addr,
-            request: Arc::new(request.into_bytes()),
+            requests: Arc::new(vec![call_request(addr, None)]),
+            own_process: false,
+        }
+    }
+
+    /// A server with sessions: `slots` sessions opened (initialize, then
+    /// initialized), one per in-flight slot.
+    fn with_sessions(addr: std::net::SocketAddr, slots: usize) -> Self {
+        let requests = (0..slots)
+            .map(|_| call_request(addr, Some(&open_session(addr))))
+            .collect();
+        Self {
+            addr,
+            requests: Arc::new(requests),
             own_process: false,
         }
     }
@@ -160,9 +170,10 @@ impl HttpTarget {
         stream
     }
 
-    /// One call on `stream`; `buf` is scratch space.
-    async fn call(&self, stream: &mut TcpStream, buf: &mut Vec<u8>) {
-        stream.write_all(&self.request).await.unwrap();
+    /// One call of slot `slot` on `stream`; `buf` is scratch space.
+    async fn call(&self, slot: usize, stream: &mut TcpStream, buf: &mut Vec<u8>) {
+        let request = &self.requests[slot % self.requests.len()];
+        stream.write_all(request).await.unwrap();
         buf.clear();
         loop {
             let mut chunk = [0u8; 4096];
@@ -187,7 +198,7 @@ impl HttpTarget {
     async fn drive(&self, iters: u64, in_flight: usize, keepalive: bool) -> Duration {
         let started = Instant::now();
         let per_slot = (iters as usize).div_ceil(in_flight);
-        let slots = (0..in_flight).map(|_| async move {
+        let slots = (0..in_flight).map(|slot| async move {
             let mut buf = Vec::with_capacity(4096);
             let mut stream = if keepalive {
                 Some(self.connect().await)
@@ -196,8 +207,8 @@ impl HttpTarget {
             };
             for _ in 0..per_slot {
                 match &mut stream {
-                    Some(stream) => self.call(stream, &mut buf).await,
-                    None => self.call(&mut self.connect().await, &mut buf).await,
+                    Some(stream) => self.call(slot, stream, &mut buf).await,
+                    None => self.call(slot, &mut self.connect().await, &mut buf).await,
                 }
             }
         });
@@ -206,6 +217,52 @@ impl HttpTarget {
             .elapsed()
             .mul_f64(iters as f64 / (per_slot * in_flight) as f64)
     }
+}
+
+/// The pre-encoded `tools/call` of `echo`, in session `session` if given.
+fn call_request(addr: std::net::SocketAddr, session: Option<&str>) -> Vec<u8> {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#;
+    let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\n{session}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Opens a session on `addr` as a client without capabilities does; its id.
+fn open_session(addr: std::net::SocketAddr) -> String {
+    use std::io::{Read as _, Write as _};
+    let post = |body: &str, session: Option<&str>| {
+        let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\n{session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        reply
+    };
+    let reply = post(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
+        None,
+    );
+    let id = reply
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id in {reply}"));
+    let reply = post(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        Some(&id),
+    );
+    assert!(reply.starts_with("HTTP/1.1 202"), "{reply}");
+    id
 }
 
 /// Whether `buf` holds a whole HTTP/1.1 reply (sized or chunked).
@@ -223,6 +280,24 @@ fn reply_complete(buf: &[u8]) -> bool {
 /// A server in a process of its own (`echo_server`), as deployed; the
 /// child ends when its stdin closes, that is when the bench process exits.
 fn http_process(server: &str, reply: &str) -> HttpTarget {
+    let addr = spawn_echo_server(server, reply);
+    HttpTarget {
+        own_process: true,
+        ..HttpTarget::new(addr)
+    }
+}
+
+/// [`http_process`] with sessions: one per in-flight slot.
+fn http_session_process(server: &str, slots: usize) -> HttpTarget {
+    let addr = spawn_echo_server(server, "session");
+    HttpTarget {
+        own_process: true,
+        ..HttpTarget::with_sessions(addr, slots)
+    }
+}
+
+/// Starts `echo_server SERVER REPLY`; its address.
+fn spawn_echo_server(server: &str, reply: &str) -> std::net::SocketAddr {
     use std::io::BufRead as _;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_echo_server"))
         .args([server, reply])
@@ -234,12 +309,8 @@ fn http_process(server: &str, reply: &str) -> HttpTarget {
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let target = HttpTarget {
-        own_process: true,
-        ..HttpTarget::new(line.trim().parse().unwrap())
-    };
     std::mem::forget(child);
-    target
+    line.trim().parse().unwrap()
 }
 
 fn bench(c: &mut Criterion) {
@@ -303,6 +374,14 @@ fn bench(c: &mut Criterion) {
             (
                 "http_sse_stateless_process/rmcp_echo",
                 http_process("rmcp", "sse"),
+            ),
+            (
+                "http_sse_session_process/toolrouter",
+                http_session_process("toolrouter", 16),
+            ),
+            (
+                "http_sse_session_process/rmcp_echo",
+                http_session_process("rmcp", 16),
             ),
         ]
     });

@@ -111,20 +111,48 @@ pub struct McpServer {
     connection: Arc<Connection>,
 }
 
+/// Told of each Streamable HTTP session once its client has sent
+/// `notifications/initialized`: the request's HTTP parts (which carry the
+/// session id), the session's server and its peer.
+pub(crate) type SessionHook =
+    Arc<dyn Fn(&http::request::Parts, &McpServer, &Peer<RoleServer>) + Send + Sync>;
+
 /// What every connection of one server shares.
-#[derive(Debug)]
 pub(crate) struct Shared {
     options: ServerOptions,
     signer: Option<StateSigner>,
+    session_hook: Option<SessionHook>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("options", &self.options)
+            .field("signer", &self.signer)
+            .field("session_hook", &self.session_hook.is_some())
+            .finish()
+    }
 }
 
 impl Shared {
     pub(crate) fn new(options: ServerOptions) -> Arc<Self> {
+        Self::with_hook(options, None)
+    }
+
+    /// Like [`Shared::new`], with `hook` told of each initialized HTTP session.
+    pub(crate) fn with_hook(
+        options: ServerOptions,
+        session_hook: Option<SessionHook>,
+    ) -> Arc<Self> {
         let signer = match &options.state_keys {
             Some(keys) => Some(StateSigner::with_keys(keys)),
             None => StateSigner::generate(),
         };
-        Arc::new(Self { options, signer })
+        Arc::new(Self {
+            options,
+            signer,
+            session_hook,
+        })
     }
 }
 
@@ -291,6 +319,11 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(hook) = &self.shared.session_hook
+            && let Some(parts) = context.extensions.get::<http::request::Parts>()
+        {
+            hook(parts, self, &context.peer);
+        }
         self.start_forwarders(context.peer);
     }
 

@@ -21,8 +21,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::bad_input;
 use super::error::ServeError;
-use super::handler::{McpServer, ServerOptions, Shared};
-use super::http_direct::{DirectCalls, DirectHttp};
+use super::handler::{McpServer, ServerOptions, SessionHook, Shared};
+use super::http_direct::{DirectCalls, DirectHttp, SessionTable};
 use super::http_sessions::{
     SessionCap, prefix_session_ids, refuse_sessions_over_cap, session_prefix_is_valid,
 };
@@ -315,55 +315,72 @@ fn router(
         config = config.disable_allowed_hosts();
     }
     let config_max_body = config.max_request_body_bytes;
-    let shared = Shared::new(server);
-    // In stateless mode a plain `tools/call` is answered by the direct path,
-    // with the same server and the same configuration as rmcp's service.
-    let direct = (!options.sessions)
-        .then(|| DirectCalls::new(McpServer::with_shared(hub.clone(), shared.clone()), &config));
     let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = options.session_idle_expiry;
+    // In sessions mode the direct path's table keeps the idle clock (see
+    // `SessionTable`): rmcp's worker would not see the direct calls.
+    sessions.session_config.keep_alive = None;
     let sessions = Arc::new(sessions);
+    // A plain `tools/call` is answered by the direct path, with the same
+    // configuration as rmcp's service: on one shared server in stateless mode,
+    // on the session's own server in sessions mode.
+    let (shared, direct) = if options.sessions {
+        let table = Arc::new(SessionTable::new());
+        tokio::spawn(Arc::clone(&table).sweep(
+            Arc::clone(&sessions),
+            options.session_idle_expiry,
+            shutdown.child_token(),
+        ));
+        let hook_table = Arc::clone(&table);
+        let hook: SessionHook = Arc::new(move |parts, server, peer| {
+            if let Some(id) = parts
+                .headers
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+            {
+                hook_table.initialized(id, server, peer);
+            }
+        });
+        let shared = Shared::with_hook(server, Some(hook));
+        (shared, DirectCalls::sessions(table, &config))
+    } else {
+        let shared = Shared::new(server);
+        let server = McpServer::with_shared(hub.clone(), shared.clone());
+        (shared, DirectCalls::stateless(server, &config))
+    };
     let service = StreamableHttpService::new(
         move || Ok(McpServer::with_shared(hub.clone(), shared.clone())),
         Arc::clone(&sessions),
         config,
     );
+    let mut router = axum::Router::new().route_service(MCP_PATH, DirectHttp::new(service, direct));
     // Without sessions rmcp answers `DELETE` with 405, so the session-DELETE
     // fix-up applies only with them.
-    let mut router = match direct {
-        Some(direct) => {
-            axum::Router::new().route_service(MCP_PATH, DirectHttp::new(service, direct))
+    if options.sessions {
+        router = router.layer(axum::middleware::from_fn(delete_answers_no_content));
+        if let Some(max) = options.max_sessions {
+            let cap = SessionCap {
+                sessions,
+                max,
+                max_body_bytes: config_max_body,
+                refusals: Arc::new(std::sync::Mutex::new(RateLimitedLog::new())),
+            };
+            router = router.layer(axum::middleware::from_fn(
+                move |req: Request, next: Next| {
+                    let cap = cap.clone();
+                    async move { refuse_sessions_over_cap(cap, req, next).await }
+                },
+            ));
         }
-        None => {
-            let mut router = axum::Router::new()
-                .route_service(MCP_PATH, service)
-                .layer(axum::middleware::from_fn(delete_answers_no_content));
-            if let Some(max) = options.max_sessions {
-                let cap = SessionCap {
-                    sessions,
-                    max,
-                    max_body_bytes: config_max_body,
-                    refusals: Arc::new(std::sync::Mutex::new(RateLimitedLog::new())),
-                };
-                router = router.layer(axum::middleware::from_fn(
-                    move |req: Request, next: Next| {
-                        let cap = cap.clone();
-                        async move { refuse_sessions_over_cap(cap, req, next).await }
-                    },
-                ));
-            }
-            if let Some(prefix) = &options.session_id_prefix {
-                let prefix: Arc<str> = Arc::from(format!("{prefix}."));
-                router = router.layer(axum::middleware::from_fn(
-                    move |req: Request, next: Next| {
-                        let prefix = prefix.clone();
-                        async move { prefix_session_ids(&prefix, req, next).await }
-                    },
-                ));
-            }
-            router
+        if let Some(prefix) = &options.session_id_prefix {
+            let prefix: Arc<str> = Arc::from(format!("{prefix}."));
+            router = router.layer(axum::middleware::from_fn(
+                move |req: Request, next: Next| {
+                    let prefix = prefix.clone();
+                    async move { prefix_session_ids(&prefix, req, next).await }
+                },
+            ));
         }
-    };
+    }
     let max_body_bytes = config_max_body;
     router = router.layer(axum::middleware::from_fn(
         move |req: Request, next: Next| async move {

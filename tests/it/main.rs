@@ -29,6 +29,7 @@ mod server_http;
 mod server_http_deploy;
 mod server_http_direct;
 mod server_http_limits;
+mod server_http_sessions;
 mod server_python;
 mod server_stdio;
 mod support;

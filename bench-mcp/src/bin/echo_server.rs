@@ -1,9 +1,9 @@
 //! A server answering the benches' `echo` tool in a process of its own, as a
 //! deployed server runs: `echo_server toolrouter|rmcp|floor|floor_hyper json|sse|stdio`.
 //!
-//! - `json`, `sse`: stateless Streamable HTTP with that reply type. It binds
-//!   127.0.0.1 on a free port, prints the address on stdout, and serves until
-//!   its stdin closes.
+//! - `json`, `sse`: stateless Streamable HTTP with that reply type; `session`:
+//!   Streamable HTTP with sessions (SSE replies). It binds 127.0.0.1 on a free
+//!   port, prints the address on stdout, and serves until its stdin closes.
 //! - `stdio` (`toolrouter` or `rmcp` only): MCP over its own stdin and stdout,
 //!   as a client such as Claude Desktop starts it; ours runs `serve_stdio` (what
 //!   `toolrouter serve --stdio` runs), rmcp's its `transport::stdio()`.
@@ -32,19 +32,20 @@ fn main() {
 async fn serve() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [server, reply] = args.as_slice() else {
-        panic!("usage: echo_server toolrouter|rmcp|floor|floor_hyper json|sse|stdio");
+        panic!("usage: echo_server toolrouter|rmcp|floor|floor_hyper json|sse|session|stdio");
     };
     if reply == "stdio" {
         return serve_stdio(server).await;
     }
-    let json_response = match reply.as_str() {
-        "json" => true,
-        "sse" => false,
+    let (json_response, sessions) = match reply.as_str() {
+        "json" => (true, false),
+        "sse" => (false, false),
+        "session" => (false, true),
         other => panic!("unknown reply mode {other}"),
     };
     let addr = match server.as_str() {
-        "toolrouter" => echo::toolrouter_http(echo::hub(), json_response, false).await,
-        "rmcp" => echo::rmcp_http(json_response, false).await,
+        "toolrouter" => echo::toolrouter_http(echo::hub(), json_response, sessions).await,
+        "rmcp" => echo::rmcp_http(json_response, sessions).await,
         "floor" => {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();

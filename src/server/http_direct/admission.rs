@@ -9,7 +9,6 @@ use http::{HeaderMap, Method, Request};
 use rmcp::model::{
     CallToolRequest, ClientRequest, GetMeta as _, JsonRpcMessage, JsonRpcRequest, ProtocolVersion,
 };
-use rmcp::service::{Peer, RoleServer};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
 use crate::server::fast_call::{client_request, read_message};
@@ -18,12 +17,12 @@ pub(super) const JSON_MIME_TYPE: &str = "application/json";
 pub(super) const EVENT_STREAM_MIME_TYPE: &str = "text/event-stream";
 const HEADER_MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
 
-/// What decides whether a request may take the direct path: one rmcp peer per
-/// protocol revision served directly, and the parts of rmcp's configuration
-/// that limit a request.
+/// What decides whether a request may take the direct path: the protocol
+/// revisions served directly, and the parts of rmcp's configuration that
+/// limit a request.
 pub(super) struct Admission {
-    /// `(version, peer)` for each revision with the `initialize` handshake.
-    peers: Vec<(ProtocolVersion, Peer<RoleServer>)>,
+    /// The revisions with the `initialize` handshake.
+    versions: Vec<ProtocolVersion>,
     /// `None` admits any host (rmcp's empty allow-list).
     hosts: Option<Vec<Authority>>,
     /// rmcp's request body limit.
@@ -32,11 +31,8 @@ pub(super) struct Admission {
 
 impl Admission {
     /// Reads the allowed hosts and the body limit from the same `config`
-    /// rmcp's service gets; `peers` are the peers calls are lent.
-    pub(super) fn new(
-        config: &StreamableHttpServerConfig,
-        peers: Vec<(ProtocolVersion, Peer<RoleServer>)>,
-    ) -> Self {
+    /// rmcp's service gets.
+    pub(super) fn new(config: &StreamableHttpServerConfig) -> Self {
         let hosts = (!config.allowed_hosts.is_empty()).then(|| {
             config
                 .allowed_hosts
@@ -45,15 +41,16 @@ impl Admission {
                 .collect()
         });
         Self {
-            peers,
+            versions: handshake_versions().collect(),
             hosts,
             max_body_bytes: config.max_request_body_bytes,
         }
     }
 
-    /// The peer for a request's `MCP-Protocol-Version` header, if the request
-    /// may take the direct path; checks everything that needs no body.
-    pub(super) fn admit(&self, request: &Request<Body>) -> Option<Peer<RoleServer>> {
+    /// The index in [`handshake_versions`] of a request's
+    /// `MCP-Protocol-Version` header, if the request may take the direct path;
+    /// checks everything that needs no body.
+    pub(super) fn admit(&self, request: &Request<Body>) -> Option<usize> {
         if request.method() != Method::POST {
             return None;
         }
@@ -77,10 +74,9 @@ impl Admission {
             None => ProtocolVersion::V_2025_03_26.as_str(),
             Some(value) => value.to_str().ok()?,
         };
-        self.peers
+        self.versions
             .iter()
-            .find(|(known, _)| known.as_str() == version)
-            .map(|(_, peer)| peer.clone())
+            .position(|known| known.as_str() == version)
     }
 
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
@@ -96,6 +92,15 @@ impl Admission {
         let (host, port) = (authority.host(), authority.port_u16());
         allowed.iter().any(|entry| entry.admits(host, port))
     }
+}
+
+/// The protocol revisions with the `initialize` handshake (before the
+/// 2026-07-28 wire, which is rmcp's), in a fixed order.
+pub(super) fn handshake_versions() -> impl Iterator<Item = ProtocolVersion> {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .filter(|version| **version < ProtocolVersion::V_2026_07_28)
+        .cloned()
 }
 
 /// A `Host` authority the server accepts, normalized as rmcp does.

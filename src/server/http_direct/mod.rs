@@ -46,8 +46,10 @@
 mod admission;
 mod reply;
 mod service;
+mod sessions;
 
 #[cfg(test)]
 mod tests;
 
 pub(crate) use service::{DirectCalls, DirectHttp};
+pub(crate) use sessions::SessionTable;

@@ -31,43 +31,52 @@ const KEEP_ALIVE_EVENT: &[u8] = b":\n\n";
 /// Body chunks buffered between a running call and its open response stream.
 const STREAM_CHANNEL_CAPACITY: usize = 16;
 
+/// What an admitted call carries besides its request: its cancellation token,
+/// and a guard dropped when it ends.
+pub(super) struct Call<G> {
+    pub(super) ct: CancellationToken,
+    pub(super) guard: G,
+}
+
 /// A call's reply, being computed.
 type CallFuture = Pin<Box<dyn Future<Output = ServerJsonRpcMessage> + Send>>;
 
-/// Runs admitted calls on the server and writes their replies as rmcp's
-/// configuration says.
+/// Runs admitted calls and writes their replies as rmcp's configuration says.
 pub(super) struct Responder {
-    server: McpServer,
     json_response: bool,
     keep_alive: Option<Duration>,
     shutdown: CancellationToken,
 }
 
 impl Responder {
-    /// Answers calls on `server` with the reply settings of the same
-    /// `config` rmcp's service gets.
-    pub(super) fn new(server: McpServer, config: &StreamableHttpServerConfig) -> Self {
+    /// Answers calls with the reply settings of the same `config` rmcp's
+    /// service gets.
+    pub(super) fn new(config: &StreamableHttpServerConfig) -> Self {
         Self {
-            server,
             json_response: config.json_response,
             keep_alive: config.sse_keep_alive,
             shutdown: config.cancellation_token.clone(),
         }
     }
 
-    /// Answers one admitted `tools/call`.
-    pub(super) async fn answer(
+    /// Answers one admitted `tools/call` on `server` with `peer`. `call.ct`
+    /// is the request's own token (cancelled, as in rmcp, when the client
+    /// goes away before the reply); `call.guard` is held until the call ends.
+    pub(super) async fn answer<G: Send + 'static>(
         &self,
+        server: McpServer,
         peer: Peer<RoleServer>,
         request: JsonRpcRequest<ClientRequest>,
         parts: http::request::Parts,
+        call: Call<G>,
     ) -> Response {
         let JsonRpcRequest {
             id, mut request, ..
         } = request;
-        // As in rmcp's stateless path: the request's own token, cancelled when
-        // the client goes away before the reply.
-        let request_ct = CancellationToken::new();
+        let Call {
+            ct: request_ct,
+            guard,
+        } = call;
         let (notifications, mut pending) = mpsc::unbounded_channel();
         let mut context = RequestContext::new(id.clone(), peer);
         context.ct = request_ct.child_token();
@@ -77,8 +86,8 @@ impl Responder {
         context
             .extensions
             .insert(NotificationSink::new(notifications));
-        let server = self.server.clone();
         let mut call: CallFuture = Box::pin(async move {
+            let _guard = guard;
             match server.handle_request(request, context).await {
                 Ok(result) => ServerJsonRpcMessage::response(result, id),
                 Err(error) => ServerJsonRpcMessage::error(error, Some(id)),

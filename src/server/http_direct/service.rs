@@ -1,5 +1,8 @@
-//! The `/mcp` service in stateless mode (`DirectHttp`): an admitted `tools/call`
-//! is answered by `DirectCalls`, anything else is handed to rmcp's service.
+//! The `/mcp` service with the direct path in front (`DirectHttp`): an
+//! admitted `tools/call` is answered by `DirectCalls`, anything else is handed
+//! to rmcp's service. In stateless mode a call runs on one shared server with
+//! a peer per protocol revision; in sessions mode on its session's own server
+//! and peer (`SessionTable`).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -10,65 +13,206 @@ use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
-use http::{Request, StatusCode};
+use bytes::Bytes;
+use http::{Method, Request, StatusCode};
 use rmcp::model::{
-    ClientCapabilities, ClientJsonRpcMessage, Implementation, InitializeRequestParams,
-    ProtocolVersion, ServerJsonRpcMessage,
+    ClientCapabilities, ClientJsonRpcMessage, GetMeta as _, Implementation,
+    InitializeRequestParams, ServerJsonRpcMessage,
 };
-use rmcp::service::{RoleServer, RunningService};
+use rmcp::service::{Peer, RoleServer, RunningService};
 use rmcp::transport::Transport;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use tokio_util::sync::CancellationToken;
 
-use super::admission::{Admission, parse_call};
-use super::reply::Responder;
+use super::admission::{Admission, handshake_versions, parse_call};
+use super::reply::{Call, Responder};
+use super::sessions::{SessionTable, cancelled_request};
 use crate::server::handler::McpServer;
 
+/// The header naming a request's session.
+const SESSION_ID: &str = "mcp-session-id";
+
 /// What the direct path needs: which requests it takes, how it answers them,
-/// and the idle rmcp services whose peers it lends its calls.
+/// and what it runs them on.
 pub(crate) struct DirectCalls {
     admission: Admission,
     responder: Responder,
-    /// The services behind the admission's peers: they idle until shutdown
-    /// (dropping one would stop it).
-    _services: Vec<RunningService<RoleServer, McpServer>>,
+    mode: Mode,
+}
+
+enum Mode {
+    Stateless {
+        server: McpServer,
+        /// One peer per entry of `handshake_versions`.
+        peers: Vec<Peer<RoleServer>>,
+        /// The services behind the peers: they idle until shutdown (dropping
+        /// one would stop it).
+        _services: Vec<RunningService<RoleServer, McpServer>>,
+    },
+    Sessions(Arc<SessionTable>),
 }
 
 impl DirectCalls {
-    /// Reads what it needs from the same `config` rmcp's service gets.
-    pub(crate) fn new(server: McpServer, config: &StreamableHttpServerConfig) -> Self {
+    /// The stateless direct path: calls run on `server`, configured as
+    /// `config` configures rmcp's service.
+    pub(crate) fn stateless(server: McpServer, config: &StreamableHttpServerConfig) -> Self {
         let shutdown = config.cancellation_token.clone();
         let mut peers = Vec::new();
         let mut services = Vec::new();
-        for version in ProtocolVersion::KNOWN_VERSIONS {
-            if *version >= ProtocolVersion::V_2026_07_28 {
-                continue;
-            }
+        for version in handshake_versions() {
             // What rmcp's stateless path gives a handler: the header's version,
             // no capabilities, a default client implementation.
             let info = InitializeRequestParams::new(
                 ClientCapabilities::default(),
                 Implementation::default(),
             )
-            .with_protocol_version(version.clone());
+            .with_protocol_version(version);
             let running = rmcp::service::serve_directly_with_ct(
                 server.clone(),
                 IdleTransport(shutdown.child_token()),
                 Some(info),
                 shutdown.child_token(),
             );
-            peers.push((version.clone(), running.peer().clone()));
+            peers.push(running.peer().clone());
             services.push(running);
         }
         Self {
-            admission: Admission::new(config, peers),
-            responder: Responder::new(server, config),
-            _services: services,
+            admission: Admission::new(config),
+            responder: Responder::new(config),
+            mode: Mode::Stateless {
+                server,
+                peers,
+                _services: services,
+            },
+        }
+    }
+
+    /// The sessions-mode direct path: calls of the sessions in `table`.
+    pub(crate) fn sessions(table: Arc<SessionTable>, config: &StreamableHttpServerConfig) -> Self {
+        Self {
+            admission: Admission::new(config),
+            responder: Responder::new(config),
+            mode: Mode::Sessions(table),
+        }
+    }
+
+    async fn stateless_request<S>(
+        &self,
+        inner: &S,
+        server: &McpServer,
+        peers: &[Peer<RoleServer>],
+        request: Request<Body>,
+    ) -> Result<Response, Infallible>
+    where
+        S: tower::Service<Request<Body>, Error = Infallible> + Clone,
+        S::Response: IntoResponse,
+    {
+        let Some(peer) = self.admission.admit(&request).and_then(|v| peers.get(v)) else {
+            return fallback(inner, request).await;
+        };
+        let (parts, bytes) = match self.read(request).await {
+            Ok(read) => read,
+            Err(response) => return Ok(response),
+        };
+        match parse_call(&bytes) {
+            Some(call) => {
+                let call_state = Call {
+                    ct: CancellationToken::new(),
+                    guard: (),
+                };
+                Ok(self
+                    .responder
+                    .answer(server.clone(), peer.clone(), call, parts, call_state)
+                    .await)
+            }
+            None => fallback(inner, Request::from_parts(parts, Body::from(bytes))).await,
+        }
+    }
+
+    async fn session_request<S>(
+        &self,
+        inner: &S,
+        table: &SessionTable,
+        request: Request<Body>,
+    ) -> Result<Response, Infallible>
+    where
+        S: tower::Service<Request<Body>, Error = Infallible> + Clone,
+        S::Response: IntoResponse,
+    {
+        let Some(id) = request
+            .headers()
+            .get(SESSION_ID)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+        else {
+            // An `initialize`, most likely: note the session rmcp opens.
+            let response = fallback(inner, request).await?;
+            if let Some(id) = response
+                .headers()
+                .get(SESSION_ID)
+                .and_then(|v| v.to_str().ok())
+            {
+                table.opened(id);
+            }
+            return Ok(response);
+        };
+        // rmcp answers for sessions it does not know.
+        let Some(session) = table.request(&id) else {
+            return fallback(inner, request).await;
+        };
+        if request.method() == Method::DELETE {
+            let response = fallback(inner, request).await?;
+            if response.status().is_success() {
+                table.closed(&id);
+            }
+            return Ok(response);
+        }
+        if self.admission.admit(&request).is_none() {
+            return fallback(inner, request).await;
+        }
+        let (parts, bytes) = match self.read(request).await {
+            Ok(read) => read,
+            Err(response) => return Ok(response),
+        };
+        // A call that reports progress may run long: rmcp's reply stream for
+        // it carries event ids, so a client that loses it can resume it.
+        if let Some(call) = parse_call(&bytes)
+            && call.request.get_meta().get_progress_token().is_none()
+            && let Some((server, peer)) = session.direct()
+        {
+            let ct = CancellationToken::new();
+            let guard = session.start_call(call.id.clone(), ct.clone());
+            let call_state = Call { ct, guard };
+            return Ok(self
+                .responder
+                .answer(server, peer, call, parts, call_state)
+                .await);
+        }
+        if let Some(cancelled) = cancelled_request(&bytes) {
+            session.cancel(&cancelled);
+        }
+        fallback(inner, Request::from_parts(parts, Body::from(bytes))).await
+    }
+
+    /// The request's head and whole body, or rmcp's answer when the body
+    /// cannot be read.
+    async fn read(
+        &self,
+        request: Request<Body>,
+    ) -> Result<(http::request::Parts, Bytes), Response> {
+        let (parts, body) = request.into_parts();
+        match axum::body::to_bytes(body, self.admission.max_body_bytes).await {
+            Ok(bytes) => Ok((parts, bytes)),
+            Err(e) => Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("Failed to read request body: {e}"),
+            )
+                .into_response()),
         }
     }
 }
 
-/// The `/mcp` service in stateless mode: the direct path in front of rmcp's.
+/// The `/mcp` service: the direct path in front of rmcp's.
 ///
 /// axum clones a route's service for every request; rmcp's (which carries its
 /// whole configuration) is cloned only for the requests it answers.
@@ -114,29 +258,14 @@ where
         let inner = self.inner.clone();
         let direct = self.direct.clone();
         Box::pin(async move {
-            let Some(peer) = direct.admission.admit(&request) else {
-                return fallback(inner.as_ref(), request).await;
-            };
-            let (parts, body) = request.into_parts();
-            let bytes = match axum::body::to_bytes(body, direct.admission.max_body_bytes).await {
-                Ok(bytes) => bytes,
-                // rmcp's answer when the body cannot be read.
-                Err(e) => {
-                    return Ok((
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        format!("Failed to read request body: {e}"),
-                    )
-                        .into_response());
+            match &direct.mode {
+                Mode::Stateless { server, peers, .. } => {
+                    direct
+                        .stateless_request(inner.as_ref(), server, peers, request)
+                        .await
                 }
-            };
-            match parse_call(&bytes) {
-                Some(call) => Ok(direct.responder.answer(peer, call, parts).await),
-                None => {
-                    fallback(
-                        inner.as_ref(),
-                        Request::from_parts(parts, Body::from(bytes)),
-                    )
-                    .await
+                Mode::Sessions(table) => {
+                    direct.session_request(inner.as_ref(), table, request).await
                 }
             }
         })
