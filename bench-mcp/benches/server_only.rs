@@ -296,10 +296,19 @@ fn http_session_process(server: &str, slots: usize) -> HttpTarget {
     }
 }
 
-/// Starts `echo_server SERVER REPLY`; its address.
+/// Starts `echo_server SERVER REPLY`; its address. `toolrouter_base` is
+/// toolrouter served by the `echo_server` binary `BENCH_MCP_BASE_SERVER`
+/// names (one built from another commit), for before/after rows in one run.
 fn spawn_echo_server(server: &str, reply: &str) -> std::net::SocketAddr {
     use std::io::BufRead as _;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_echo_server"))
+    let (binary, server) = match server {
+        "toolrouter_base" => (
+            std::env::var("BENCH_MCP_BASE_SERVER").unwrap(),
+            "toolrouter",
+        ),
+        _ => (env!("CARGO_BIN_EXE_echo_server").to_owned(), server),
+    };
+    let mut child = std::process::Command::new(binary)
         .args([server, reply])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -385,6 +394,13 @@ fn bench(c: &mut Criterion) {
             ),
         ]
     });
+    let mut targets = targets.to_vec();
+    if std::env::var_os("BENCH_MCP_BASE_SERVER").is_some() {
+        targets.push((
+            "http_sse_session_process/toolrouter_base",
+            http_session_process("toolrouter_base", 16),
+        ));
+    }
     for keepalive in [true, false] {
         let mode = if keepalive { "keepalive" } else { "connect" };
         for in_flight in [1usize, 16] {
