@@ -16,8 +16,8 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http::{Method, Request, StatusCode};
 use rmcp::model::{
-    ClientCapabilities, ClientJsonRpcMessage, GetMeta as _, Implementation,
-    InitializeRequestParams, ServerJsonRpcMessage,
+    ClientCapabilities, ClientJsonRpcMessage, Implementation, InitializeRequestParams,
+    ServerJsonRpcMessage,
 };
 use rmcp::service::{Peer, RoleServer, RunningService};
 use rmcp::transport::Transport;
@@ -174,10 +174,7 @@ impl DirectCalls {
             Ok(read) => read,
             Err(response) => return Ok(response),
         };
-        // A call that reports progress may run long: rmcp's reply stream for
-        // it carries event ids, so a client that loses it can resume it.
         if let Some(call) = parse_call(&bytes)
-            && call.request.get_meta().get_progress_token().is_none()
             && let Some((server, peer)) = session.direct()
         {
             let ct = CancellationToken::new();
