@@ -100,18 +100,32 @@ impl ResponseWriter {
         out.extend_from_slice(b"\n\n");
     }
 
-    /// The answer's head; `response.created` and `response.in_progress`
-    /// the first time.
-    fn start(&mut self, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) -> Head {
-        if let Some(head) = &self.head {
-            return head.clone();
+    /// `response.created` and `response.in_progress`, the first time: the
+    /// answer's head is read from `meta` then.
+    fn start(&mut self, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>) {
+        if self.head.is_some() {
+            return;
         }
         let head = Head::of(&meta());
-        self.head = Some(head.clone());
         let response = head.response(&self.echo, "in_progress", vec![], Value::Null, Value::Null);
+        self.head = Some(head);
         self.event(out, "response.created", json!({"response": response}));
         self.event(out, "response.in_progress", json!({"response": response}));
-        head
+    }
+
+    /// An item id: `prefix` and the upstream's bare id.
+    fn item_id(&self, prefix: &str) -> String {
+        let bare = self.head.as_ref().map_or("", |h| h.bare.as_str());
+        self.unique(format!("{prefix}_{bare}"))
+    }
+
+    /// The whole `response` with `status`, its output the items done so far.
+    fn response(&self, status: &str, usage: Value, error: Value) -> Value {
+        let output = self.output.iter().flatten().cloned().collect();
+        match &self.head {
+            Some(head) => head.response(&self.echo, status, output, usage, error),
+            None => Value::Null,
+        }
     }
 
     /// A new output item: its index.
@@ -142,11 +156,10 @@ impl ResponseWriter {
         if text.is_empty() {
             return;
         }
-        let head = self.start(meta, out);
+        self.start(meta, out);
         if !matches!(self.open, Some(Open::Message { .. })) {
             self.close(out);
-            let id = format!("msg_{}", head.bare);
-            let id = self.unique(id);
+            let id = self.item_id("msg");
             let index = self.add_item(message_item(&id, "in_progress", vec![]), out);
             self.open = Some(Open::Message {
                 index,
@@ -242,10 +255,10 @@ impl ResponseWriter {
         if text.is_empty() {
             return;
         }
-        let head = self.start(meta, out);
+        self.start(meta, out);
         if !matches!(self.open, Some(Open::Reasoning { .. })) {
             self.close(out);
-            let id = self.unique(format!("rs_{}", head.bare));
+            let id = self.item_id("rs");
             let index = self.add_item(reasoning_item(&id, "in_progress", None), out);
             self.event(
                 out,
@@ -387,7 +400,7 @@ impl ResponseWriter {
             self.fail(&why, code, meta, out);
             return;
         }
-        let head = self.start(meta, out);
+        self.start(meta, out);
         let status = if stop == StopReason::MaxTokens {
             "incomplete"
         } else {
@@ -405,8 +418,7 @@ impl ResponseWriter {
                 u.total_tokens,
             )
         });
-        let output = self.output.iter().flatten().cloned().collect();
-        let response = head.response(&self.echo, status, output, usage, Value::Null);
+        let response = self.response(status, usage, Value::Null);
         self.event(
             out,
             &format!("response.{status}"),
@@ -425,15 +437,8 @@ impl ResponseWriter {
         out: &mut Vec<u8>,
     ) {
         tracing::debug!(%message, code, "the client's stream ends with response.failed");
-        let head = self.start(meta, out);
-        let output = self.output.iter().flatten().cloned().collect();
-        let response = head.response(
-            &self.echo,
-            "failed",
-            output,
-            Value::Null,
-            failure(code, message),
-        );
+        self.start(meta, out);
+        let response = self.response("failed", Value::Null, failure(code, message));
         self.event(out, "response.failed", json!({"response": response}));
         self.failure = Some(code);
         self.ended = true;
