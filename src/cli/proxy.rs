@@ -1,5 +1,5 @@
-//! `toolrouter proxy`: an OpenAI-compatible API (and Anthropic's Messages
-//! API) in front of a model server,
+//! `toolrouter proxy`: an OpenAI-compatible API (Chat Completions and
+//! Responses, and Anthropic's Messages API) in front of a model server,
 //! whose answers come back through the router (`toolrouter::serve_proxy`).
 
 use std::net::SocketAddr;
@@ -20,8 +20,9 @@ use super::setup::{ToolSetup, ToolSetupArgs, Upstreams, runtime};
 #[derive(Debug, Args)]
 pub(crate) struct ProxyArgs {
     /// Listen at ADDR (loopback by default; port 0 picks a free port). The
-    /// OpenAI SDKs' base URL is `http://ADDR/v1`, the Anthropic SDKs'
-    /// `http://ADDR` (`POST /v1/messages`).
+    /// OpenAI SDKs' base URL is `http://ADDR/v1` (`POST /v1/chat/completions`,
+    /// `POST /v1/responses`), the Anthropic SDKs' `http://ADDR`
+    /// (`POST /v1/messages`).
     #[arg(long, value_name = "ADDR")]
     listen: SocketAddr,
     /// The upstream's base URL, as its SDK takes it

@@ -1,7 +1,8 @@
 //! `Faults`: when a client's stream must end with an error event, decided the
-//! same way for both front doors' writers (`ChunkWriter`, `EventWriter`): a
-//! shown call that broke, a call the stream ended inside, an upstream that
-//! said it failed. Each writer only writes the event in its own shape.
+//! same way for every front door's writer (`ChunkWriter`, `EventWriter`,
+//! `ResponseWriter`): a shown call that broke, a call the stream ended
+//! inside, an upstream that said it failed. Each writer only writes the event
+//! in its own shape.
 
 use toolrouter_providers::{ErrorKind, StopReason};
 

@@ -1,6 +1,7 @@
 //! The front door's handlers: `POST /v1/chat/completions` (a stream of chunks
 //! or one answer), `GET /v1/models` passed through, and the error answers for
-//! everything else.
+//! everything else; what the doors share (`stream`, `complete_turn`,
+//! `read_body`, `client_key`).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -157,7 +158,7 @@ async fn complete(turn: Conversation, model: String) -> Result<Response, ApiErro
         .into_response())
 }
 
-/// Reads the whole turn into one `chat.completion` (both doors' one-piece
+/// Reads the whole turn into one `chat.completion` (every door's one-piece
 /// answers), logging how it ended.
 pub(super) async fn complete_turn(mut turn: Conversation, model: &str) -> Result<Value, ApiError> {
     let mut builder = CompletionBuilder::default();
@@ -218,7 +219,7 @@ pub(crate) async fn not_found(request: Request) -> Response {
     let error = ApiError::new(
         StatusCode::NOT_FOUND,
         format!(
-            "no such endpoint: {} {} (the proxy serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models)",
+            "no such endpoint: {} {} (the proxy serves POST /v1/chat/completions, POST /v1/messages, POST /v1/responses and GET /v1/models)",
             request.method(),
             crate::core::echo(request.uri().path())
         ),

@@ -8,6 +8,8 @@
 //! The Anthropic Messages door (`anthropic/`, `POST /v1/messages`) translates
 //! an Anthropic SDK's request into Chat Completions before the same upstream
 //! and writes the routed answer back as Anthropic events or one `message`.
+//! The OpenAI Responses door (`responses/`, `POST /v1/responses`) does the
+//! same for a Responses request, writing Responses events or one `response`.
 //!
 //! [`serve_proxy`] binds and serves ([`ProxyOptions`], [`ProxyServer`]);
 //! `request.rs` reads the client's request, `upstream.rs` reaches the model
@@ -29,6 +31,7 @@ mod meta;
 mod options;
 mod record;
 mod request;
+mod responses;
 mod server;
 mod text_tools;
 mod to_anthropic;

@@ -1,6 +1,6 @@
 //! `RequestRecord`: one proxied request's tracing span and its closing line.
 //!
-//! Each chat request (either front door) opens a `proxy_request` span that the
+//! Each chat request (any front door) opens a `proxy_request` span that the
 //! upstream call and the routed answer run in, and ends with one `info` event,
 //! `proxy request done`, carrying what an operator asks of a request: the
 //! front door, the model, whether it streamed, the upstream's status, the time
@@ -24,6 +24,8 @@ pub(crate) enum Door {
     OpenAi,
     /// `POST /v1/messages`.
     Anthropic,
+    /// `POST /v1/responses`.
+    Responses,
 }
 
 impl Door {
@@ -31,6 +33,7 @@ impl Door {
         match self {
             Door::OpenAi => "chat_completions",
             Door::Anthropic => "messages",
+            Door::Responses => "responses",
         }
     }
 }

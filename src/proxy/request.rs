@@ -111,8 +111,8 @@ pub(crate) struct UpstreamShape {
 }
 
 impl UpstreamShape {
-    /// The body sent upstream for a Chat Completions request (either door's,
-    /// the Anthropic door's translated first): with `text_tools`, rewritten
+    /// The body sent upstream for a Chat Completions request (any door's,
+    /// the other doors' translated first): with `text_tools`, rewritten
     /// for an upstream without tool support ([`text_tools::teach`]); for an
     /// Anthropic upstream, translated into a Messages request
     /// ([`to_anthropic::messages_body`]).

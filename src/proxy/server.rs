@@ -150,6 +150,10 @@ fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
             "/v1/messages",
             post(super::anthropic::messages).fallback(method_not_allowed),
         )
+        .route(
+            "/v1/responses",
+            post(super::responses::responses).fallback(method_not_allowed),
+        )
         .route("/v1/models", get(models).fallback(method_not_allowed))
         .route("/v1/models/{*id}", get(models).fallback(method_not_allowed))
         .fallback(not_found)

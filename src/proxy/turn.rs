@@ -96,7 +96,8 @@ impl UpstreamTurn {
 }
 
 /// How a front door writes the routed answer as its own SSE frames
-/// (`ChunkWriter` for Chat Completions, `EventWriter` for Messages).
+/// (`ChunkWriter` for Chat Completions, `EventWriter` for Messages,
+/// `ResponseWriter` for Responses).
 pub(crate) trait FrameWriter: Send + 'static {
     /// Whether the client's stream is complete (its end or an error event
     /// written); the upstream need not be read any further.

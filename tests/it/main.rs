@@ -19,6 +19,7 @@ mod proxy_anthropic_upstream;
 mod proxy_cli;
 mod proxy_faults;
 mod proxy_python;
+mod proxy_responses;
 mod proxy_server_tools;
 mod proxy_text_tools;
 mod proxy_vercel;

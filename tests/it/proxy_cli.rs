@@ -198,6 +198,7 @@ async fn json_logs_give_one_line_per_request_with_its_span() {
         Reply::sse(recording("openai-compat.hermes-text.sse")),
         Reply::sse(recording("openai-compat.answer.sse")),
         Reply::json(429, &json!({"error": {"message": "slow down", "type": "rate_limit", "code": "rate_limited"}})),
+        Reply::sse(recording("openai-compat.hermes-text.sse")),
     ])
     .await;
     let (child, url) = start(
@@ -232,9 +233,26 @@ async fn json_logs_give_one_line_per_request_with_its_span() {
         .await
         .unwrap();
     assert_eq!(response.status(), 429);
+    // Streamed, through the Responses door.
+    let response = client
+        .post(format!("{url}/responses"))
+        .json(
+            &json!({"model": "m", "input": "hi", "stream": true, "tools": [
+            {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}]}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response
+            .text()
+            .await
+            .unwrap()
+            .contains("response.completed")
+    );
     let log = stop(child);
     let lines = request_lines(&log);
-    assert_eq!(lines.len(), 3, "one line per request:\n{log}");
+    assert_eq!(lines.len(), 4, "one line per request:\n{log}");
     let (streamed, message, refused) = (
         &lines[0]["fields"],
         &lines[1]["fields"],
@@ -262,6 +280,11 @@ async fn json_logs_give_one_line_per_request_with_its_span() {
     assert_eq!(refused["upstream_status"], 429);
     assert_eq!(refused["outcome"], "rate_limited");
     assert!(refused["first_byte_ms"].is_null(), "{refused}");
+    let responses = &lines[3]["fields"];
+    assert_eq!(responses["door"], "responses");
+    assert_eq!(responses["stream"], true);
+    assert_eq!(responses["calls"], 1);
+    assert_eq!(responses["outcome"], "ok");
 }
 
 #[tokio::test]

@@ -309,7 +309,7 @@ async fn unknown_paths_and_methods_are_answered_in_openais_shape() {
     let error: Value = response.json().await.unwrap();
     assert_eq!(error["error"]["code"], "method_not_allowed");
     let response = client
-        .post(format!("{}/responses", proxy.url()))
+        .post(format!("{}/embeddings", proxy.url()))
         .send()
         .await
         .unwrap();

@@ -141,3 +141,43 @@ async fn the_rounds_are_bounded_by_max_steps() {
     assert_eq!(upstream.received().len(), 3);
     proxy.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_responses_door_streams_on_after_a_server_side_call() {
+    let upstream = ReplayServer::start(vec![
+        turn(&["Let me compute.\n", CALCULATE], 100, 20),
+        turn(&["It is ", "51."], 150, 5),
+    ])
+    .await;
+    let proxy = proxy_with_builtins(&upstream, 8).await;
+    let body = json!({"model": "m", "input": "What is (12+5)*3?", "stream": true});
+    let response = reqwest::Client::new()
+        .post(format!("{}/responses", proxy.url()))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    let last = text.trim_end().rsplit("\n\n").next().unwrap();
+    let completed: Value = serde_json::from_str(last.split_once("\ndata: ").unwrap().1).unwrap();
+    assert_eq!(completed["type"], "response.completed");
+    let response = &completed["response"];
+    // One message item holding both turns' text; the server-side call is not
+    // shown; usage summed over both turns.
+    let output = response["output"].as_array().unwrap();
+    assert_eq!(output.len(), 1, "{response}");
+    assert_eq!(
+        output[0]["content"][0]["text"],
+        "Let me compute.\nIt is 51."
+    );
+    assert_eq!(response["usage"]["input_tokens"], 250);
+    assert_eq!(response["usage"]["output_tokens"], 25);
+    assert!(!text.contains("function_call"), "{text}");
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    let messages = received[1].body["messages"].as_array().unwrap();
+    assert_eq!(messages[2]["role"], "tool");
+    assert_eq!(messages[2]["content"], "51");
+    proxy.shutdown().await;
+}

@@ -128,3 +128,36 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_an_upstream_without_tools() 
     assert_loop_as_text(&received[0].body, &received[1].body);
     proxy.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openai_sdks_responses_loop_runs_against_an_upstream_without_tools() {
+    let upstream = ReplayServer::start(vec![
+        Reply::sse(recording("openai-compat.xml-text.sse")),
+        Reply::sse(recording("openai-compat.answer.sse")),
+    ])
+    .await;
+    let proxy = text_tools_proxy(&upstream).await;
+    let seen = crate::proxy_python::app("responses_loop", &proxy.url()).await;
+    let output = seen["first"]["final"]["output"].as_array().unwrap();
+    assert_eq!(output.len(), 2, "{seen}");
+    assert_eq!(
+        output[0]["content"][0]["text"],
+        "I'll check the weather in Paris.\n"
+    );
+    assert_eq!(output[1]["type"], "function_call");
+    assert_eq!(output[1]["name"], "get_weather");
+    let arguments: Value = serde_json::from_str(output[1]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments, json!({"city": "Paris", "unit": "celsius"}));
+    // Streamed as the values arrived, not held to the call's end.
+    let deltas = &seen["first"]["argument_deltas"][output[1]["id"].as_str().unwrap()];
+    assert!(deltas.as_u64().unwrap() >= 2, "{seen}");
+    assert_eq!(
+        seen["second"]["output_text"],
+        "It is 18 °C and sunny in Paris."
+    );
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_taught(&received[0].body);
+    assert_loop_as_text(&received[0].body, &received[1].body);
+    proxy.shutdown().await;
+}

@@ -101,6 +101,97 @@ def read_completion(completion):
     }
 
 
+RESPONSES_TOOLS = [
+    {
+        "type": "function",
+        "name": "get_weather",
+        "description": "The current weather in a city",
+        "parameters": TOOLS[0]["function"]["parameters"],
+    }
+]
+RESPONSES_INPUT = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+def read_response(response):
+    """What an app reads of a `response` object."""
+    return {
+        "id": response.id,
+        "object": response.object,
+        "status": response.status,
+        "model": response.model,
+        "incomplete_details": response.incomplete_details.model_dump() if response.incomplete_details else None,
+        "output": [item.model_dump(exclude_none=True) for item in response.output],
+        "output_text": response.output_text,
+        "usage": response.usage.model_dump(exclude_none=True) if response.usage else None,
+    }
+
+
+def read_response_events(events):
+    """Reads a Responses event stream the way an app does: the event types in
+    order (runs of one type folded), the argument deltas per item, and the
+    last lifecycle event's response."""
+    types, sequence, arguments, text, final = [], [], {}, "", None
+    for event in events:
+        sequence.append(event.sequence_number)
+        if not types or types[-1] != event.type:
+            types.append(event.type)
+        if event.type == "response.function_call_arguments.delta":
+            arguments.setdefault(event.item_id, []).append(event.delta)
+        elif event.type == "response.output_text.delta":
+            text += event.delta
+        elif event.type in ("response.completed", "response.incomplete", "response.failed"):
+            final = event.response
+    assert sequence == list(range(len(sequence))), sequence
+    return {
+        "types": types,
+        "argument_deltas": {k: len(v) for k, v in arguments.items()},
+        "text": text,
+        "final": read_response(final) if final is not None else None,
+        "error": final.error.model_dump() if final is not None and final.error else None,
+    }
+
+
+def responses_scenario(client, scenario):
+    create = client.responses.create
+    if scenario == "responses_stream":
+        return read_response_events(create(model="m", input=RESPONSES_INPUT, tools=RESPONSES_TOOLS, stream=True))
+    if scenario == "responses_helper":
+        with client.responses.stream(model="m", input=RESPONSES_INPUT, tools=RESPONSES_TOOLS) as stream:
+            seen = read_response_events(stream)
+            seen["final_response"] = read_response(stream.get_final_response())
+        return seen
+    if scenario == "responses_complete":
+        return read_response(create(model="m", input=RESPONSES_INPUT, tools=RESPONSES_TOOLS,
+                                    instructions="You are terse.", max_output_tokens=256))
+    if scenario == "responses_loop":
+        first = read_response_events(create(model="m", input=RESPONSES_INPUT, tools=RESPONSES_TOOLS, stream=True))
+        items = list(RESPONSES_INPUT)
+        for item in first["final"]["output"]:
+            if item["type"] == "reasoning":
+                continue
+            items.append(item)
+            if item["type"] == "function_call":
+                items.append({"type": "function_call_output", "call_id": item["call_id"],
+                              "output": get_weather(**json.loads(item["arguments"]))})
+        second = read_response(create(model="m", input=items, tools=RESPONSES_TOOLS))
+        return {"first": first, "second": second}
+    if scenario == "responses_error":
+        try:
+            create(model="m", input="Hi")
+            return {"class": None}
+        except openai.APIStatusError as e:
+            return api_error(e)
+    if scenario == "responses_stream_error":
+        return read_response_events(create(model="m", input=RESPONSES_INPUT, tools=RESPONSES_TOOLS, stream=True))
+    if scenario == "responses_bad_request":
+        try:
+            create(model="m", input="Hi", tools=[{"type": "web_search"}])
+            return {"class": None}
+        except openai.APIStatusError as e:
+            return api_error(e)
+    raise SystemExit(f"unknown scenario {scenario}")
+
+
 def api_error(e):
     return {
         "class": type(e).__name__,
@@ -115,7 +206,9 @@ def main():
     api_key = sys.argv[3] if len(sys.argv) > 3 else "sk-client"
     client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=30)
     create = client.chat.completions.create
-    if scenario == "stream":
+    if scenario.startswith("responses_"):
+        out = responses_scenario(client, scenario)
+    elif scenario == "stream":
         stream = create(model="m", messages=MESSAGES, tools=TOOLS, stream=True,
                         stream_options={"include_usage": True})
         out = read_stream(stream)
