@@ -14,7 +14,8 @@ use serde_json::{Map, Number, Value};
 
 use toolrouter::rmcp::model::{CallToolResult, ContentBlock, Tool};
 use toolrouter::{
-    DetectConfig, DetectEvent, Dialect, JsonObject, ToolCall, ToolCatalog, ToolShape, WireFormat,
+    DetectConfig, Dialect, EventBatch, EventRef, JsonObject, ToolCall, ToolCatalog, ToolShape,
+    WireFormat,
 };
 
 /// Deltas (and whole texts) at least this long are processed with the GIL
@@ -27,18 +28,20 @@ const MAX_DEPTH: usize = 512;
 // ---------------------------------------------------------------------------
 // Event classes
 
+// Text, Reasoning and ArgsDelta, the events of nearly every delta, hold
+// Python strings made straight from the detector's `&str`: one allocation per
+// event, and reading the attribute copies nothing.
+
 /// Visible text, released once it can no longer open a call.
-#[pyclass(frozen, get_all, module = "toolrouter", eq)]
-#[derive(PartialEq)]
+#[pyclass(frozen, get_all, module = "toolrouter", freelist = 64)]
 struct Text {
-    text: String,
+    text: Py<PyString>,
 }
 
 /// Reasoning ("thinking") text, never part of the visible text.
-#[pyclass(frozen, get_all, module = "toolrouter", eq)]
-#[derive(PartialEq)]
+#[pyclass(frozen, get_all, module = "toolrouter", freelist = 64)]
 struct Reasoning {
-    text: String,
+    text: Py<PyString>,
 }
 
 /// A call has begun and its name is known.
@@ -52,11 +55,10 @@ struct CallStart {
 }
 
 /// More of a call's arguments JSON text.
-#[pyclass(frozen, get_all, module = "toolrouter", eq)]
-#[derive(PartialEq)]
+#[pyclass(frozen, get_all, module = "toolrouter", freelist = 64)]
 struct ArgsDelta {
     index: usize,
-    fragment: String,
+    fragment: Py<PyString>,
 }
 
 /// A call is complete; `arguments` is a dict.
@@ -85,24 +87,65 @@ fn quote(s: &str) -> String {
 }
 
 #[pymethods]
-impl Text {
+impl Malformed {
     #[new]
-    fn new(text: String) -> Self {
-        Self { text }
+    fn new(kind: String, message: String, raw: String, format: String) -> Self {
+        Self {
+            kind,
+            message,
+            raw,
+            format,
+        }
     }
     fn __repr__(&self) -> String {
-        format!("Text({})", quote(&self.text))
+        format!(
+            "Malformed(kind={}, message={}, raw={})",
+            quote(&self.kind),
+            quote(&self.message),
+            quote(&self.raw)
+        )
+    }
+}
+
+fn py_str_eq(py: Python<'_>, a: &Py<PyString>, b: &Py<PyString>) -> PyResult<bool> {
+    Ok(a.bind(py).to_str()? == b.bind(py).to_str()?)
+}
+
+fn py_str_repr(py: Python<'_>, s: &Py<PyString>) -> PyResult<String> {
+    Ok(quote(s.bind(py).to_str()?))
+}
+
+#[pymethods]
+impl Text {
+    #[new]
+    fn new(text: Py<PyString>) -> Self {
+        Self { text }
+    }
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("Text({})", py_str_repr(py, &self.text)?))
+    }
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        match other.cast::<Text>() {
+            Ok(o) => py_str_eq(py, &self.text, &o.get().text),
+            Err(_) => Ok(false),
+        }
     }
 }
 
 #[pymethods]
 impl Reasoning {
     #[new]
-    fn new(text: String) -> Self {
+    fn new(text: Py<PyString>) -> Self {
         Self { text }
     }
-    fn __repr__(&self) -> String {
-        format!("Reasoning({})", quote(&self.text))
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("Reasoning({})", py_str_repr(py, &self.text)?))
+    }
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        match other.cast::<Reasoning>() {
+            Ok(o) => py_str_eq(py, &self.text, &o.get().text),
+            Err(_) => Ok(false),
+        }
     }
 }
 
@@ -131,15 +174,23 @@ impl CallStart {
 #[pymethods]
 impl ArgsDelta {
     #[new]
-    fn new(index: usize, fragment: String) -> Self {
+    fn new(index: usize, fragment: Py<PyString>) -> Self {
         Self { index, fragment }
     }
-    fn __repr__(&self) -> String {
-        format!(
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
             "ArgsDelta(index={}, fragment={})",
             self.index,
-            quote(&self.fragment)
-        )
+            py_str_repr(py, &self.fragment)?
+        ))
+    }
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        match other.cast::<ArgsDelta>() {
+            Ok(o) => Ok(
+                self.index == o.get().index && py_str_eq(py, &self.fragment, &o.get().fragment)?
+            ),
+            Err(_) => Ok(false),
+        }
     }
 }
 
@@ -411,13 +462,20 @@ fn detect_config(
     Ok(config)
 }
 
-fn event_to_py<'py>(py: Python<'py>, event: DetectEvent) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match event {
-        DetectEvent::Text { text } => Bound::new(py, Text { text: text.into() })?.into_any(),
-        DetectEvent::Reasoning { text } => {
-            Bound::new(py, Reasoning { text: text.into() })?.into_any()
-        }
-        DetectEvent::CallStart {
+fn event_to_py<'py>(py: Python<'py>, event: EventRef<'_>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let text = |s: &str| PyString::new(py, s).unbind();
+    Ok(Some(match event {
+        EventRef::ArgsDelta { index, fragment } => Bound::new(
+            py,
+            ArgsDelta {
+                index,
+                fragment: text(fragment),
+            },
+        )?
+        .into_any(),
+        EventRef::Text { text: t } => Bound::new(py, Text { text: text(t) })?.into_any(),
+        EventRef::Reasoning { text: t } => Bound::new(py, Reasoning { text: text(t) })?.into_any(),
+        EventRef::CallStart {
             index,
             id,
             name,
@@ -426,35 +484,24 @@ fn event_to_py<'py>(py: Python<'py>, event: DetectEvent) -> PyResult<Bound<'py, 
             py,
             CallStart {
                 index,
-                id,
-                name,
+                id: id.to_owned(),
+                name: name.to_owned(),
                 format: format.as_str().to_owned(),
             },
         )?
         .into_any(),
-        DetectEvent::ArgsDelta { index, fragment } => Bound::new(
+        EventRef::CallEnd { index, call } => Bound::new(
             py,
-            ArgsDelta {
+            CallEnd {
                 index,
-                fragment: fragment.into(),
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: object_to_py(py, &call.arguments)?.unbind(),
+                format: call.format.as_str().to_owned(),
             },
         )?
         .into_any(),
-        DetectEvent::CallEnd { index, call } => {
-            let call = *call;
-            Bound::new(
-                py,
-                CallEnd {
-                    index,
-                    id: call.id,
-                    name: call.name,
-                    arguments: object_to_py(py, &call.arguments)?.unbind(),
-                    format: call.format.as_str().to_owned(),
-                },
-            )?
-            .into_any()
-        }
-        DetectEvent::Malformed { diagnostic } => {
+        EventRef::Malformed { diagnostic } => {
             let kind = match serde_json::to_value(diagnostic.kind) {
                 Ok(Value::String(s)) => s,
                 _ => String::from("invalid"),
@@ -463,34 +510,44 @@ fn event_to_py<'py>(py: Python<'py>, event: DetectEvent) -> PyResult<Bound<'py, 
                 py,
                 Malformed {
                     kind,
-                    message: diagnostic.message,
-                    raw: diagnostic.raw,
+                    message: diagnostic.message.clone(),
+                    raw: diagnostic.raw.clone(),
                     format: diagnostic.format.as_str().to_owned(),
                 },
             )?
             .into_any()
         }
-        // `DetectEvent` is non-exhaustive: a future event kind is skipped
-        // until this module knows it.
+        // `EventRef` is non-exhaustive: a future event kind is skipped until
+        // this module knows it.
         #[allow(unreachable_patterns)]
-        _ => py.None().into_bound(py),
-    })
+        _ => return Ok(None),
+    }))
 }
 
-fn events_to_list<'py>(
-    py: Python<'py>,
-    events: &mut Vec<DetectEvent>,
-) -> PyResult<Bound<'py, PyList>> {
-    if events.is_empty() {
-        return Ok(PyList::empty(py));
-    }
-    let list = PyList::empty(py);
-    for event in events.drain(..) {
-        let obj = event_to_py(py, event)?;
-        if !obj.is_none() {
-            list.append(obj)?;
+/// The batch's events as a list; the batch is left empty.
+fn events_to_list<'py>(py: Python<'py>, batch: &mut EventBatch) -> PyResult<Bound<'py, PyList>> {
+    let list = match batch.len() {
+        0 => PyList::empty(py),
+        1 => match batch
+            .get(0)
+            .map(|e| event_to_py(py, e))
+            .transpose()?
+            .flatten()
+        {
+            Some(obj) => PyList::new(py, [obj])?,
+            None => PyList::empty(py),
+        },
+        _ => {
+            let list = PyList::empty(py);
+            for event in batch.iter() {
+                if let Some(obj) = event_to_py(py, event)? {
+                    list.append(obj)?;
+                }
+            }
+            list
         }
-    }
+    };
+    batch.clear();
     Ok(list)
 }
 
@@ -500,7 +557,7 @@ struct StreamDetector {
     // A pyclass must be `Sync`; the detector is only `Send`. Every method
     // takes `&mut self`, so the mutex is reached with `get_mut`, never locked.
     detector: Mutex<toolrouter::StreamDetector>,
-    events: Vec<DetectEvent>,
+    events: EventBatch,
     finished: bool,
 }
 
@@ -526,7 +583,7 @@ impl StreamDetector {
         let catalog = Arc::new(catalog(&tool_entries(tools)?));
         Ok(Self {
             detector: Mutex::new(toolrouter::StreamDetector::new(catalog, config)),
-            events: Vec::new(),
+            events: EventBatch::new(),
             finished: false,
         })
     }
@@ -593,7 +650,13 @@ fn parse<'py>(
         max_call_bytes,
     )?;
     let catalog = Arc::new(catalog(&tool_entries(tools)?));
-    let run = move || toolrouter::detect_all(text, catalog, config);
+    let run = move || {
+        let mut detector = toolrouter::StreamDetector::new(catalog, config);
+        let mut events = EventBatch::new();
+        detector.feed(text, &mut events);
+        detector.finish(&mut events);
+        events
+    };
     let mut events = if text.len() >= DETACH_BYTES {
         py.detach(run)
     } else {

@@ -2,7 +2,9 @@
 written by hand from the formats' definitions (docs/formats.md)."""
 
 import json
+import sys
 import threading
+import time
 
 import pytest
 
@@ -200,25 +202,40 @@ def test_result_message_and_follow_up():
 
 
 def test_large_feed_releases_the_gil():
-    # A 1 MiB delta is fed with the GIL released: another Python thread runs meanwhile.
-    body = "x" * (1 << 20)
-    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "' + body + '"}}</tool_call>'
-    ticks = []
+    """Another thread runs while a large delta is fed, and not while small ones are.
+
+    With a switch interval of 100 s the interpreter never takes the GIL away
+    from the main thread; the spinner (which gives the GIL back on every turn)
+    only runs when the main thread lets go of it, as `feed` does for deltas of
+    16 KiB or more.
+    """
+    body = "x" * (4 << 20)
+    big = '<tool_call>{"name": "get_weather", "arguments": {"city": "' + body + '"}}</tool_call>'
+    ticks = [0]
     stop = threading.Event()
 
     def spin():
         while not stop.is_set():
-            ticks.append(1)
+            ticks[0] += 1
+            time.sleep(0)
 
+    old = sys.getswitchinterval()
     t = threading.Thread(target=spin)
     t.start()
+    sys.setswitchinterval(100)
     try:
-        events = []
         d = StreamDetector([WEATHER])
-        for _ in range(8):
-            events = d.feed(text) + d.feed("\n")
+        before = ticks[0]
+        for i in range(0, 64 * 1024, 8 * 1024):  # below the threshold: the GIL is kept
+            d.feed("y" * (8 * 1024))
+        small_ticks = ticks[0] - before
+        before = ticks[0]
+        events = d.feed(big) + d.feed("\n")
+        big_ticks = ticks[0] - before
     finally:
+        sys.setswitchinterval(old)
         stop.set()
         t.join()
-    assert len(ticks) > 0
+    assert small_ticks == 0
+    assert big_ticks > 0
     assert [e.name for e in events if isinstance(e, CallEnd)] == ["get_weather"]

@@ -125,6 +125,10 @@ VECTORS = [
     ("hermes", [tool("final_answer")],
      "This is some prior text that has nothing to do with tool calling.", [],
      "This is some prior text that has nothing to do with tool calling."),
+    # test_hermes_parser_non_streaming_tool_call_until_eos: no closing tag.
+    ("hermes", [tool("final_answer")],
+     '<tool_call>\n{"name": "final_answer", "arguments": {"trigger": true}}',
+     [("final_answer", {"trigger": True})], None),
     # test_qwen3coder_tool_parser.py
     ("qwen3_coder", QWEN_TOOLS, Q_DALLAS, [("get_current_weather", DALLAS)], None),
     ("qwen3_coder", QWEN_TOOLS, "Sure! Let me check the weather for you." + Q_DALLAS,
@@ -308,6 +312,15 @@ def test_xml_arguments_stream_before_the_call_closes():
     assert first_args_at is not None and first_args_at < Q_DALLAS.index("<parameter=state>")
 
 
+def test_hermes_invalid_json_is_not_a_call():
+    # test_hermes_parser_non_streaming_tool_call_invalid_json: the closing brace is missing.
+    text = '<tool_call>\n{"name": "final_answer", "arguments": {"trigger": true}'
+    req = request([tool("final_answer")])
+    info = ours("hermes")(TOKENIZER, req.tools).extract_tool_calls(text, req)
+    assert not info.tools_called and info.tool_calls == []
+    assert info.content == text
+
+
 def test_undeclared_tool_is_content():
     req = request([tool("other")])
     text = '<tool_call>{"name": "get_weather", "arguments": {"city": "NYC"}}</tool_call>'
@@ -328,3 +341,33 @@ def test_adjust_request_keeps_special_tokens():
     req = request([tool("get_weather")])
     parser = ours("hermes")(TOKENIZER, req.tools)
     assert parser.adjust_request(req).skip_special_tokens is False
+
+
+@pytest.mark.parametrize("name", ["toolrouter", "toolrouter_qwen3_coder"])
+def test_through_vllms_serving_parser(name):
+    """The plugin inside vLLM's own request parser (what `vllm serve` runs per
+    request), streamed and whole, with the end-of-stream flush."""
+    from vllm.parser.parser_manager import ParserManager
+
+    cls = ParserManager.get_parser(tool_parser_name=name, enable_auto_tools=True)
+    text = "Sure! Let me check the weather for you." + Q_DALLAS
+    req = ChatCompletionRequest(model="m", messages=[], tools=QWEN_TOOLS, tool_choice="auto")
+
+    reasoning, content, calls = cls(TOKENIZER, req.tools).parse(text, req, enable_auto_tools=True)
+    assert reasoning is None
+    assert content == "Sure! Let me check the weather for you."
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("get_current_weather", DALLAS)]
+
+    parser = cls(TOKENIZER, req.tools)
+    pieces = [text[i : i + 3] for i in range(0, len(text), 3)]
+    messages = []
+    for i, piece in enumerate(pieces):
+        m = parser.parse_delta(piece, [], req, prompt_token_ids=[], finished=i == len(pieces) - 1)
+        if m is not None:
+            messages.append(m)
+    streamed_content = "".join(m.content or "" for m in messages)
+    tool_deltas = [tc for m in messages for tc in m.tool_calls or []]
+    assert streamed_content.strip() == "Sure! Let me check the weather for you."
+    assert [tc.function.name for tc in tool_deltas if tc.id] == ["get_current_weather"]
+    args = "".join(tc.function.arguments or "" for tc in tool_deltas)
+    assert json.loads(args) == DALLAS
