@@ -48,7 +48,11 @@ start=$SECONDS
 MATURIN_PEP517_ARGS="--profile dev" "${pip[@]}" --force-reinstall --no-deps ./python
 echo "== python package: built and installed in $((SECONDS - start)) s"
 
+echo "== python package: the benchmark's workloads at 1 KB (a check that both sides parse them; figures from a dev build mean nothing)"
+"$py" python/bench/bench.py --sizes 1K
+
 echo "== python package: pytest"
 # From outside python/, so that the installed package is the one imported.
+repo=$PWD
 cd "$ext_dir"
-"$py" -m pytest -q -p no:cacheprovider "$OLDPWD/python/tests"
+"$py" -m pytest -q -p no:cacheprovider "$repo/python/tests"
