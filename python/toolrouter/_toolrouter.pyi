@@ -65,7 +65,7 @@ class StreamDetector:
     def __init__(
         self,
         tools: ToolsArg = None,
-        formats: FormatsArg = None,
+        formats: FormatsArg = "auto",
         *,
         start_in_reasoning: bool = False,
         reasoning_anywhere: bool = False,
@@ -79,7 +79,7 @@ class StreamDetector:
 def parse(
     text: str,
     tools: ToolsArg = None,
-    formats: FormatsArg = None,
+    formats: FormatsArg = "auto",
     *,
     start_in_reasoning: bool = False,
     reasoning_anywhere: bool = False,
