@@ -371,3 +371,33 @@ def test_through_vllms_serving_parser(name):
     assert [tc.function.name for tc in tool_deltas if tc.id] == ["get_current_weather"]
     args = "".join(tc.function.arguments or "" for tc in tool_deltas)
     assert json.loads(args) == DALLAS
+
+
+@pytest.mark.parametrize("name", ["toolrouter", "toolrouter_hermes", "toolrouter_mistral"])
+def test_vllm_serve_flags_accept_the_plugin(name):
+    """What `vllm serve --enable-auto-tool-choice --tool-parser-plugin
+    toolrouter.vllm_plugin --tool-call-parser NAME` runs before serving:
+    the plugin import, the name check, and the parser's startup check
+    against the model's tokenizer."""
+    from types import SimpleNamespace
+
+    from vllm.entrypoints.common.cli_args import init_parser_plugin, validate_api_server_args
+    from vllm.parser.parser_manager import ParserManager
+
+    args = SimpleNamespace(
+        tool_parser_plugin="toolrouter.vllm_plugin",
+        reasoning_parser_plugin="",
+        enable_auto_tool_choice=True,
+        tool_call_parser=name,
+        structured_outputs_config=SimpleNamespace(reasoning_parser=None),
+    )
+    init_parser_plugin(args)
+    validate_api_server_args(args)
+    cls = ParserManager.get_parser(
+        tool_parser_name=name, enable_auto_tools=True, model_name="m", tokenizer=TOKENIZER
+    )
+    assert cls is not None and issubclass(cls.tool_parser_cls, ToolParserManager.get_tool_parser(name))
+
+    args.tool_call_parser = "toolrouter_nope"
+    with pytest.raises(KeyError, match="invalid tool call parser"):
+        validate_api_server_args(args)
