@@ -33,13 +33,13 @@ const MAX_DEPTH: usize = 512;
 // event, and reading the attribute copies nothing.
 
 /// Visible text, released once it can no longer open a call.
-#[pyclass(frozen, get_all, module = "toolrouter", freelist = 64)]
+#[pyclass(frozen, get_all, module = "toolrouter")]
 struct Text {
     text: Py<PyString>,
 }
 
 /// Reasoning ("thinking") text, never part of the visible text.
-#[pyclass(frozen, get_all, module = "toolrouter", freelist = 64)]
+#[pyclass(frozen, get_all, module = "toolrouter")]
 struct Reasoning {
     text: Py<PyString>,
 }
@@ -55,7 +55,7 @@ struct CallStart {
 }
 
 /// More of a call's arguments JSON text.
-#[pyclass(frozen, get_all, module = "toolrouter", freelist = 64)]
+#[pyclass(frozen, get_all, module = "toolrouter")]
 struct ArgsDelta {
     index: usize,
     fragment: Py<PyString>,
