@@ -15,6 +15,10 @@ on its own and subtracted, so the vLLM column is the parser's own cost.
     python bench/bench.py --sizes 1K,16K # quicker
     python bench/bench.py --no-vllm      # toolrouter only
 
+Times are CPU time of this process (`time.process_time`), not wall time: the
+machines this runs on are shared, and CPU time leaves out the waits for a CPU
+that other processes cause, on both sides alike.
+
 Prints a Markdown table (the one in docs/performance.md).
 """
 
@@ -90,9 +94,9 @@ def deltas(s: str, n: int) -> list[str]:
 def best_of(fn, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, time.process_time() - t)
     return best
 
 
@@ -180,9 +184,9 @@ def run_vllm(fmt: str, pieces: list[str], expected: dict) -> float:
                 args[tc.index] = args.get(tc.index, "") + (a or "")
         return names, args
 
-    t = time.perf_counter()
+    t = time.process_time()
     names, args = once()
-    elapsed = time.perf_counter() - t
+    elapsed = time.process_time() - t
     if names != {0: TOOL} or json.loads(args[0]) != expected:
         sys.exit(f"vLLM {fmt}: wrong result {names} {str(args)[:200]}")
     # Slow runs are timed once (the one above); quick ones, best of several.
