@@ -29,7 +29,7 @@ if [ ! -x "$venv/bin/python3" ]; then
 fi
 py="$venv/bin/python3"
 pip=("$py" -m pip install --quiet --disable-pip-version-check)
-"${pip[@]}" "pytest>=7"
+"${pip[@]}" "pytest>=7" "mypy>=1.10"
 
 if [ "${TOOLROUTER_SKIP_VLLM:-0}" != "1" ]; then
   if ! "$py" -c "import vllm.tool_parsers" 2>/dev/null; then
@@ -50,6 +50,9 @@ echo "== python package: built and installed in $((SECONDS - start)) s"
 
 echo "== python package: the benchmark's workloads at 1 KB (a check that both sides parse them; figures from a dev build mean nothing)"
 "$py" python/bench/bench.py --sizes 1K
+
+echo "== python package: the type stubs against the built module (mypy's stubtest)"
+(cd "$ext_dir" && "$py" -m mypy.stubtest toolrouter._toolrouter)
 
 echo "== python package: pytest"
 # From outside python/, so that the installed package is the one imported.

@@ -198,6 +198,7 @@ impl ArgsDelta {
 impl CallEnd {
     #[new]
     #[pyo3(signature = (index, id, name, arguments, format = "open_ai_chat".to_owned()))]
+    #[pyo3(text_signature = "(index, id, name, arguments, format='open_ai_chat')")]
     fn new(index: usize, id: String, name: String, arguments: Py<PyDict>, format: String) -> Self {
         Self {
             index,
@@ -414,34 +415,41 @@ fn value_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// The `formats` argument: `"auto"`, one format name, or a list of names.
+#[derive(FromPyObject)]
+enum Formats {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Formats {
+    fn auto() -> Self {
+        Formats::One(String::from("auto"))
+    }
+}
+
 fn detect_config(
-    formats: &Bound<'_, PyAny>,
+    formats: &Formats,
     start_in_reasoning: bool,
     reasoning_anywhere: bool,
     max_call_bytes: Option<usize>,
 ) -> PyResult<DetectConfig> {
-    let mut config = if let Ok(s) = formats.cast::<PyString>() {
-        let s = s.to_str()?;
-        if s == "auto" {
-            DetectConfig::default()
-        } else {
-            DetectConfig::only(s.parse::<WireFormat>().map_err(value_err)?)
-        }
-    } else {
-        let names: Vec<String> = formats.extract().map_err(|_| {
-            PyTypeError::new_err("formats must be \"auto\", a format name or a list of them")
-        })?;
-        let mut list = Vec::with_capacity(names.len());
-        for n in &names {
-            if n == "auto" {
-                list.extend_from_slice(toolrouter::DEFAULT_TEXT_FORMATS);
-            } else {
-                list.push(n.parse::<WireFormat>().map_err(value_err)?);
+    let mut config = match formats {
+        Formats::One(s) if s == "auto" => DetectConfig::default(),
+        Formats::One(s) => DetectConfig::only(s.parse::<WireFormat>().map_err(value_err)?),
+        Formats::Many(names) => {
+            let mut list = Vec::with_capacity(names.len());
+            for n in names {
+                if n == "auto" {
+                    list.extend_from_slice(toolrouter::DEFAULT_TEXT_FORMATS);
+                } else {
+                    list.push(n.parse::<WireFormat>().map_err(value_err)?);
+                }
             }
-        }
-        DetectConfig {
-            formats: list,
-            ..DetectConfig::default()
+            DetectConfig {
+                formats: list,
+                ..DetectConfig::default()
+            }
         }
     };
     if let Some(f) = config
@@ -564,18 +572,19 @@ struct StreamDetector {
 #[pymethods]
 impl StreamDetector {
     #[new]
-    #[pyo3(signature = (tools = None, formats = None, *, start_in_reasoning = false, reasoning_anywhere = false, max_call_bytes = None))]
+    #[pyo3(signature = (tools = None, formats = Formats::auto(), *, start_in_reasoning = false, reasoning_anywhere = false, max_call_bytes = None))]
+    #[pyo3(
+        text_signature = "(tools=None, formats='auto', *, start_in_reasoning=False, reasoning_anywhere=False, max_call_bytes=None)"
+    )]
     fn new(
-        py: Python<'_>,
         tools: Option<&Bound<'_, PyAny>>,
-        formats: Option<&Bound<'_, PyAny>>,
+        formats: Formats,
         start_in_reasoning: bool,
         reasoning_anywhere: bool,
         max_call_bytes: Option<usize>,
     ) -> PyResult<Self> {
-        let auto = PyString::new(py, "auto").into_any();
         let config = detect_config(
-            formats.unwrap_or(&auto),
+            &formats,
             start_in_reasoning,
             reasoning_anywhere,
             max_call_bytes,
@@ -632,19 +641,21 @@ impl StreamDetector {
 
 /// Detects every call in a whole response: `feed(text)` then `finish()`.
 #[pyfunction]
-#[pyo3(signature = (text, tools = None, formats = None, *, start_in_reasoning = false, reasoning_anywhere = false, max_call_bytes = None))]
+#[pyo3(signature = (text, tools = None, formats = Formats::auto(), *, start_in_reasoning = false, reasoning_anywhere = false, max_call_bytes = None))]
+#[pyo3(
+    text_signature = "(text, tools=None, formats='auto', *, start_in_reasoning=False, reasoning_anywhere=False, max_call_bytes=None)"
+)]
 fn parse<'py>(
     py: Python<'py>,
     text: &str,
     tools: Option<&Bound<'py, PyAny>>,
-    formats: Option<&Bound<'py, PyAny>>,
+    formats: Formats,
     start_in_reasoning: bool,
     reasoning_anywhere: bool,
     max_call_bytes: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let auto = PyString::new(py, "auto").into_any();
     let config = detect_config(
-        formats.unwrap_or(&auto),
+        &formats,
         start_in_reasoning,
         reasoning_anywhere,
         max_call_bytes,

@@ -140,6 +140,10 @@ def test_errors_carry_the_rust_messages():
         StreamDetector([{"description": "x"}])
     with pytest.raises(TypeError):
         StreamDetector("not a list")
+    with pytest.raises(TypeError):
+        StreamDetector([WEATHER], 5)
+    with pytest.raises(ValueError, match="structured API format"):
+        StreamDetector([WEATHER], "open_ai_chat")
     d = StreamDetector([WEATHER])
     d.finish()
     with pytest.raises(ValueError, match="feed after finish"):
@@ -239,3 +243,11 @@ def test_large_feed_releases_the_gil():
     assert small_ticks == 0
     assert big_ticks > 0
     assert [e.name for e in events if isinstance(e, CallEnd)] == ["get_weather"]
+
+
+def test_typing_files_are_installed():
+    from importlib.resources import files
+
+    package = files("toolrouter")
+    assert package.joinpath("py.typed").is_file()
+    assert package.joinpath("_toolrouter.pyi").is_file()
