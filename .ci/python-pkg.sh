@@ -6,7 +6,7 @@
 # The venv is target/ext/pypkg (or $TOOLROUTER_EXT_DIR/pypkg). vLLM's recipe:
 # `pip install --no-deps vllm==VERSION` plus python/tests/vllm-requirements.txt
 # (torch from PyPI with its CUDA libraries: `import vllm` imports torch). That
-# is several GB of wheels, 6.7 GB installed and about two minutes of pip here;
+# is several GB of wheels, 6.7 GB installed and 2–3 minutes of pip here;
 # TOOLROUTER_SKIP_VLLM=1 leaves it out (the plugin's tests then skip, loudly).
 #
 # The extension is built with the dev profile: the tests need no optimised
