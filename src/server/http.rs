@@ -21,11 +21,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::bad_input;
 use super::error::ServeError;
-use super::handler::{McpServer, ServerOptions, SessionHook, Shared};
+use super::handler::{McpServer, SessionHook, Shared};
 use super::http_direct::{DirectCalls, DirectHttp, SessionTable};
 use super::http_sessions::{
     SessionCap, prefix_session_ids, refuse_sessions_over_cap, session_prefix_is_valid,
 };
+use super::options::ServerOptions;
 use crate::http_conn::{
     ConnLimits, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, RateLimitedLog, Timeouts, constant_time_eq, serve_connections,

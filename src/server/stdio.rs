@@ -12,7 +12,8 @@
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::error::ServeError;
-use super::handler::{McpServer, ServerOptions};
+use super::handler::McpServer;
+use super::options::ServerOptions;
 use crate::hub::Hub;
 
 /// Serves `hub` to one client over stdin/stdout until the client disconnects.
