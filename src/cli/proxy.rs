@@ -47,6 +47,10 @@ pub(crate) struct ProxyArgs {
     /// `x-api-key`) instead of the profile's environment variable.
     #[arg(long, conflicts_with = "token")]
     forward_key: bool,
+    /// Threads serving requests, each with its own accept loop and upstream
+    /// client (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    workers: Option<u16>,
     /// Seconds a client has to send a request's head (0: no limit).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs())]
     header_timeout: u64,
@@ -115,7 +119,8 @@ pub(crate) fn run(args: ProxyArgs) -> Result<(), String> {
         .with_max_turn_bytes(args.max_turn_bytes)
         .with_read_timeout(seconds(args.read_timeout))
         .with_text_tools(args.text_tools)
-        .with_max_steps(args.max_steps);
+        .with_max_steps(args.max_steps)
+        .with_workers(args.workers.map(usize::from));
     if let Some(token) = &args.token {
         options = options.with_bearer_token(token.clone());
     }

@@ -82,6 +82,13 @@ pub struct ProxyOptions {
     pub server_tools: Option<Hub>,
     /// The most rounds of server-side calls one request may take.
     pub max_steps: usize,
+    /// Threads serving requests, each with a single-threaded runtime, its own
+    /// accept loop on the shared listener and its own upstream client, so a
+    /// request's client connection, handler and upstream connection stay on
+    /// one thread (a hand-off between threads costs more than the request's
+    /// own work). `None`: one per CPU. The connection cap is divided among
+    /// them.
+    pub workers: Option<usize>,
 }
 
 /// Default of [`ProxyOptions::max_steps`].
@@ -102,6 +109,7 @@ impl fmt::Debug for ProxyOptions {
             .field("text_tools", &self.text_tools)
             .field("server_tools", &self.server_tools.is_some())
             .field("max_steps", &self.max_steps)
+            .field("workers", &self.workers)
             .finish_non_exhaustive()
     }
 }
@@ -134,6 +142,7 @@ impl ProxyOptions {
             text_tools: false,
             server_tools: None,
             max_steps: DEFAULT_MAX_STEPS,
+            workers: None,
         }
     }
 
@@ -177,6 +186,12 @@ impl ProxyOptions {
     /// Sets the idle keep-alive timeout (`None`: none).
     pub fn with_idle_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.idle_timeout = timeout.into();
+        self
+    }
+
+    /// Sets the number of serving threads (`None`: one per CPU).
+    pub fn with_workers(mut self, workers: impl Into<Option<usize>>) -> Self {
+        self.workers = workers.into();
         self
     }
 

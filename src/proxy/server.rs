@@ -21,6 +21,7 @@ use super::handlers::{ProxyState, chat_completions, method_not_allowed, models, 
 use super::options::{ProxyOptions, UpstreamKey};
 use super::upstream::Upstream;
 use crate::core::WireFormat;
+use crate::detect::DetectConfig;
 use crate::detect::text_formats;
 use crate::http_conn::{ConnLimits, Timeouts, constant_time_eq, serve_connections};
 
@@ -101,41 +102,110 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
     if options.upstream_key == UpstreamKey::Forward && options.bearer_token.is_some() {
         return Err(ProxyError::ForwardKeyWithToken);
     }
-    let upstream = Upstream::new(&options, found.profile, found.wire)?;
-    let listener = tokio::net::TcpListener::bind(options.listen).await?;
+    // Checked here, so that a bad key source or URL is an error of this call.
+    let upstream_base = Upstream::new(&options, found.profile, found.wire)?
+        .base()
+        .to_owned();
+    let listener = std::net::TcpListener::bind(options.listen)?;
+    listener.set_nonblocking(true)?;
     let local_addr = listener.local_addr()?;
-    let upstream_base = upstream.base().to_owned();
-    let state = Arc::new(ProxyState {
-        upstream,
-        wire: found.wire,
-        detect: options
-            .detect
-            .clone()
-            .with_formats(profile_formats(found.profile)),
-        max_request_bytes: options.max_request_bytes,
-        max_turn_bytes: options.max_turn_bytes,
-        text_tools: options.text_tools,
-        server_tools: options.server_tools.clone(),
-        max_steps: options.max_steps,
-    });
-    let router = front_door(state, &options);
+    let workers = options
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .max(1);
     let limits = ConnLimits {
         timeouts: Timeouts {
             header: options.header_timeout,
             body: options.body_timeout,
             idle: options.idle_timeout,
         },
-        max_connections: options.max_connections,
+        max_connections: options.max_connections.map(|n| n.div_ceil(workers)),
     };
+    let detect = options
+        .detect
+        .clone()
+        .with_formats(profile_formats(found.profile));
     let shutdown = CancellationToken::new();
-    let stop = shutdown.clone();
-    let task = tokio::spawn(serve_connections(listener, router, limits, stop));
+    let mut threads = Vec::with_capacity(workers);
+    for i in 0..workers {
+        let worker = Worker {
+            listener: listener.try_clone()?,
+            upstream: Upstream::new(&options, found.profile, found.wire)?,
+            wire: found.wire,
+            detect: detect.clone(),
+            options: options.clone(),
+            limits,
+            stop: shutdown.clone(),
+        };
+        let thread = std::thread::Builder::new()
+            .name(format!("toolrouter-proxy-{i}"))
+            .spawn(move || worker.run())?;
+        threads.push(thread);
+    }
+    drop(listener);
+    // Waits for the workers off the caller's runtime threads.
+    let task = tokio::task::spawn_blocking(move || {
+        for thread in threads {
+            if thread.join().is_err() {
+                tracing::warn!("a proxy worker thread panicked");
+            }
+        }
+    });
     Ok(ProxyServer {
         local_addr,
         upstream: upstream_base,
         shutdown,
         task,
     })
+}
+
+/// One serving thread: a single-threaded runtime with its own accept loop on
+/// the shared listener and its own upstream client.
+struct Worker {
+    listener: std::net::TcpListener,
+    upstream: Upstream,
+    wire: Wire,
+    detect: DetectConfig,
+    options: ProxyOptions,
+    limits: ConnLimits,
+    stop: CancellationToken,
+}
+
+impl Worker {
+    fn run(self) {
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(e) => {
+                tracing::error!(error = %e, "a proxy worker could not start its runtime");
+                return;
+            }
+        };
+        runtime.block_on(async move {
+            let listener = match tokio::net::TcpListener::from_std(self.listener) {
+                Ok(listener) => listener,
+                Err(e) => {
+                    tracing::error!(error = %e, "a proxy worker could not use the listener");
+                    return;
+                }
+            };
+            let options = &self.options;
+            let state = Arc::new(ProxyState {
+                upstream: self.upstream,
+                wire: self.wire,
+                detect: self.detect,
+                max_request_bytes: options.max_request_bytes,
+                max_turn_bytes: options.max_turn_bytes,
+                text_tools: options.text_tools,
+                server_tools: options.server_tools.clone(),
+                max_steps: options.max_steps,
+            });
+            let router = front_door(state, options);
+            serve_connections(listener, router, self.limits, self.stop).await;
+        });
+    }
 }
 
 /// The routes and their guards: the log line, then the Host/Origin check,

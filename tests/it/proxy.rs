@@ -424,6 +424,32 @@ async fn usage_id_model_and_created_are_carried_over() {
 }
 
 #[tokio::test]
+async fn every_worker_thread_serves_whole_streams() {
+    // Four serving threads, more concurrent streams than threads: each stream
+    // is served whole, whichever thread accepted it.
+    let file = shared_dir().join("fixtures/streams/openai-chat.single.sse");
+    let streams = 16;
+    let upstream = ReplayServer::start((0..=streams).map(|_| Reply::sse(&file)).collect()).await;
+    let options = ProxyOptions::new("127.0.0.1:0".parse().unwrap(), upstream.base_url(), "vllm")
+        .with_workers(4);
+    let proxy = proxy_with(options).await;
+    let answers = futures::future::join_all(
+        (0..streams).map(|_| async { fold(&frames(post(&proxy, &request(true)).await).await) }),
+    )
+    .await;
+    let expected = fold(&frames(post(&proxy, &request(true)).await).await);
+    assert!(expected.done);
+    assert_eq!(expected.calls.len(), 1, "{:?}", expected.calls);
+    for answer in &answers {
+        assert!(answer.done);
+        assert_eq!(answer.calls, expected.calls);
+        assert_eq!(answer.finish_reason, expected.finish_reason);
+    }
+    assert_eq!(upstream.received().len(), streams + 1);
+    proxy.shutdown().await;
+}
+
+#[tokio::test]
 async fn the_request_goes_upstream_as_it_came() {
     let file = recording("openai-compat.answer.sse");
     let upstream = ReplayServer::start(vec![Reply::sse(&file), Reply::sse(&file)]).await;
