@@ -51,23 +51,44 @@ impl ProxyState {
     }
 }
 
+/// One request's future at a front door, borrowing its record.
+pub(super) type DoorFuture<'r> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, ApiError>> + Send + 'r>>;
+
+/// Serves one request of `door` inside its record's span: `handle` does the
+/// work; an error ends the record and is answered in the door's shape
+/// (`error_response`).
+pub(super) async fn serve_door<F>(
+    door: Door,
+    error_response: fn(ApiError) -> Response,
+    handle: F,
+) -> Response
+where
+    F: for<'r> FnOnce(&'r mut RequestRecord) -> DoorFuture<'r>,
+{
+    let mut record = RequestRecord::new(door);
+    let span = record.span();
+    async move {
+        match handle(&mut record).await {
+            Ok(response) => response,
+            Err(error) => {
+                record.end(error.status, &error.outcome());
+                error_response(error)
+            }
+        }
+    }
+    .instrument(span)
+    .await
+}
+
 /// `POST /v1/chat/completions`.
 pub(crate) async fn chat_completions(
     State(state): State<Arc<ProxyState>>,
     request: Request,
 ) -> Response {
-    let mut record = RequestRecord::new(Door::OpenAi);
-    let span = record.span();
-    async move {
-        match chat(state, request, &mut record).await {
-            Ok(response) => response,
-            Err(error) => {
-                record.end(error.status, &error.outcome());
-                error.into_response()
-            }
-        }
-    }
-    .instrument(span)
+    serve_door(Door::OpenAi, IntoResponse::into_response, move |record| {
+        Box::pin(chat(state, request, record))
+    })
     .await
 }
 

@@ -19,24 +19,16 @@ use self::request::MessagesRequest;
 use self::stream::EventWriter;
 use super::conversation::Conversation;
 use super::error::ApiError;
-use super::handlers::{ProxyState, client_key, complete_turn, read_body, stream};
+use super::handlers::{ProxyState, client_key, complete_turn, read_body, serve_door, stream};
 use super::record::{Door, RequestRecord};
-use tracing::Instrument as _;
 
 /// `POST /v1/messages`.
 pub(crate) async fn messages(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
-    let mut record = RequestRecord::new(Door::Anthropic);
-    let span = record.span();
-    async move {
-        match handle(&state, request, &mut record).await {
-            Ok(response) => response,
-            Err(error) => {
-                record.end(error.status, &error.outcome());
-                anthropic_error(&error)
-            }
-        }
-    }
-    .instrument(span)
+    serve_door(
+        Door::Anthropic,
+        |error| anthropic_error(&error),
+        move |record| Box::pin(async move { handle(&state, request, record).await }),
+    )
     .await
 }
 

@@ -14,30 +14,22 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
-use tracing::Instrument as _;
 
 use self::request::ResponsesRequest;
 use self::stream::ResponseWriter;
 use super::conversation::Conversation;
 use super::error::ApiError;
-use super::handlers::{ProxyState, client_key, complete_turn, read_body, stream};
+use super::handlers::{ProxyState, client_key, complete_turn, read_body, serve_door, stream};
 use super::meta::ChunkMeta;
 use super::record::{Door, RequestRecord};
 
 /// `POST /v1/responses`.
 pub(crate) async fn responses(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
-    let mut record = RequestRecord::new(Door::Responses);
-    let span = record.span();
-    async move {
-        match handle(&state, request, &mut record).await {
-            Ok(response) => response,
-            Err(error) => {
-                record.end(error.status, &error.outcome());
-                error.into_response()
-            }
-        }
-    }
-    .instrument(span)
+    serve_door(
+        Door::Responses,
+        IntoResponse::into_response,
+        move |record| Box::pin(async move { handle(&state, request, record).await }),
+    )
     .await
 }
 
