@@ -36,7 +36,9 @@ const MAX_TURN_TEXT: usize = 1 << 20;
 pub(crate) struct Conversation {
     turn: UpstreamTurn,
     state: Arc<ProxyState>,
-    /// The Chat Completions body, extended by each server-side round.
+    /// The Chat Completions body, extended by each server-side round; empty
+    /// without server-side tools (nothing sends it again, and a parsed body
+    /// costs several times its size for as long as the answer streams).
     body: Map<String, Value>,
     catalog: Arc<ToolCatalog>,
     client_key: Option<String>,
@@ -74,6 +76,9 @@ impl Conversation {
         let server_names = add_server_tools(&state, &mut body, &mut catalog);
         let catalog = Arc::new(catalog);
         let turn = send(&state, &body, &catalog, client_key.as_deref(), record).await?;
+        if server_names.is_empty() {
+            body = Map::new();
+        }
         Ok(Self {
             turn,
             state,
