@@ -29,9 +29,15 @@
 //!   rounds, direct and proxied alternating);
 //! - 256 concurrent clients through the proxy, 4 tool-call streams each: every
 //!   stream must end in `[DONE]` with HTTP 200 (the bench exits 1 otherwise);
+//! - the floor: the same latency pairs through a bare TCP relay (this
+//!   binary with `--relay`, a process of its own, copying bytes without
+//!   parsing them): what one more loopback hop costs on this machine;
 //! - memory per open stream: a fresh proxy's VmRSS with `--held` streams (256)
 //!   paused after 100 chunks (half the answer if shorter) by the upstream,
-//!   minus its idle VmRSS after 16 streams, over the streams held;
+//!   minus its idle VmRSS after 16 streams, over the streams held. Both are
+//!   the lowest VmRSS seen over 11 s (past jemalloc's 10 s decay), so that
+//!   pages a burst freed and the allocator has not yet returned do not count
+//!   as held; the figure just after the burst is printed beside it;
 //! - `--litellm`: the same latency pairs and streams per second against
 //!   LiteLLM's proxy (`litellm --config`, one worker) configured as an
 //!   OpenAI-compatible passthrough to the same upstream (with a master key,
@@ -42,8 +48,9 @@
 //!
 //! `--bin PATH` names the toolrouter binary (default:
 //! `$CARGO_TARGET_DIR/release/toolrouter`, else `../target/release/toolrouter`).
-//! The client and the upstream share this process's runtime; on a small
-//! machine all three compete for the cores, equally for both paths. The
+//! The client runs on this process's runtime, the upstream on a thread and
+//! runtime of its own (as a model server is a process of its own); on a
+//! small machine all three compete for the cores, equally for both paths. The
 //! targets of issue 26 are marked met or not met under the table; the bench
 //! exits 1 only when a stream fails (the 256 concurrent ones, the held ones).
 //! A subprocess rather than `serve_proxy` in process: it is how users run the
@@ -111,9 +118,23 @@ fn args() -> Result<Args, String> {
     Ok(a)
 }
 
-#[tokio::main]
-async fn main() {
-    if let Err(e) = bench().await {
+fn main() {
+    let mut argv = std::env::args().skip(1);
+    if argv.next().as_deref() == Some("--relay") {
+        if let Err(e) = procs::run_relay(&argv.next().unwrap_or_default()) {
+            eprintln!("bench-proxy --relay: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
+    let outcome = match runtime {
+        Ok(runtime) => runtime.block_on(bench()),
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(e) = outcome {
         eprintln!("bench-proxy: {e}");
         std::process::exit(1);
     }
@@ -132,6 +153,7 @@ async fn bench() -> Result<(), String> {
         proxy.addr,
         proxy.pid()
     );
+    let relay = procs::relay(direct).await?;
     let mut report = Report::new(args.chunks);
 
     for workload in [Workload::Text, Workload::Tool, Workload::Paced] {
@@ -154,7 +176,14 @@ async fn bench() -> Result<(), String> {
         }
         let cpu = (proxy.cpu_secs() - cpu) / (args.pairs + warmup) as f64;
         report.latency(workload, d, p, cpu);
+        eprintln!(
+            "latency through the bare relay, {workload:?}: {} pairs",
+            args.pairs
+        );
+        let (d, r) = latency_pairs(direct, relay.addr, workload, args.pairs, warmup).await?;
+        report.floor(workload, d, r);
     }
+    relay.stop().await;
 
     for concurrency in [1, 64] {
         eprintln!("streams per second, {concurrency} concurrent");

@@ -163,3 +163,61 @@ pub async fn litellm(bin: &Path, upstream: &str) -> Result<Proxy, String> {
         dir.join("litellm.log").display()
     ))
 }
+
+/// Starts the floor: this bench's own binary as a bare TCP relay in front of
+/// `upstream` (`--relay ADDR`, a process of its own like the proxy): every
+/// client connection gets an upstream connection and the bytes are copied
+/// both ways, with no HTTP parsing. What it adds is the cost of the extra
+/// hop alone on this machine.
+pub async fn relay(upstream: SocketAddr) -> Result<Proxy, String> {
+    let bin = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut child = Command::new(&bin)
+        .args(["--relay", &upstream.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .map_err(|_| "the relay said nothing in 10 s")?
+        .map_err(|e| e.to_string())?
+        .ok_or("the relay exited")?;
+    let addr = line
+        .trim()
+        .parse()
+        .map_err(|e| format!("the relay said {line:?}: {e}"))?;
+    Ok(Proxy { child, addr })
+}
+
+/// The relay's own process (`bench-proxy --relay ADDR`): one thread, prints
+/// its address on stdout, copies bytes until killed.
+pub fn run_relay(upstream: &str) -> Result<(), String> {
+    let upstream: SocketAddr = upstream.parse().map_err(|e| format!("--relay: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| e.to_string())?;
+        println!("{}", listener.local_addr().map_err(|e| e.to_string())?);
+        loop {
+            let Ok((mut client, _)) = listener.accept().await else {
+                continue;
+            };
+            tokio::spawn(async move {
+                let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
+                let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+            });
+        }
+    })
+}

@@ -171,19 +171,43 @@ pub async fn burst(addr: SocketAddr, concurrency: usize, each: usize) -> Burst {
 pub struct Held {
     /// Streams held.
     pub streams: usize,
-    /// RSS after a short warm-up, no stream open, in KiB.
+    /// RSS after a short warm-up, no stream open, settled, in KiB.
     pub idle_kib: u64,
-    /// RSS with every stream open and paused, in KiB.
+    /// RSS with every stream open and paused, settled, in KiB.
     pub held_kib: u64,
+    /// RSS just after the held streams' burst, before the allocator has
+    /// returned the burst's freed pages, in KiB.
+    pub burst_kib: u64,
     /// Streams that failed once released.
     pub errors: usize,
 }
 
 impl Held {
-    /// Bytes per held stream.
+    /// Bytes per held stream, settled.
     pub fn per_stream(&self) -> f64 {
         (self.held_kib as f64 - self.idle_kib as f64) * 1024.0 / self.streams as f64
     }
+
+    /// Bytes per held stream just after the burst.
+    pub fn per_stream_burst(&self) -> f64 {
+        (self.burst_kib as f64 - self.idle_kib as f64) * 1024.0 / self.streams as f64
+    }
+}
+
+/// How long RSS is watched for its settled value: past jemalloc's default
+/// 10 s decay, after which the pages freed by a burst have gone back.
+const SETTLE: Duration = Duration::from_secs(11);
+
+/// The lowest RSS over [`SETTLE`]: what the live allocations hold once the
+/// allocator has returned the pages that earlier work freed.
+async fn settled_rss(proxy: &Proxy) -> u64 {
+    let start = Instant::now();
+    let mut low = proxy.rss_kib();
+    while start.elapsed() < SETTLE {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        low = low.min(proxy.rss_kib());
+    }
+    low
 }
 
 /// Opens `streams` streams through `proxy` whose upstream pauses after
@@ -198,8 +222,7 @@ pub async fn hold(proxy: &Proxy, upstream: &Upstream, streams: usize) -> Result<
         conn.stream(&warm, None).await?;
     }
     drop(conn);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let idle_kib = proxy.rss_kib();
+    let idle_kib = settled_rss(proxy).await;
     upstream.set_released(false);
     let req = Arc::new(request(addr, Workload::Hold));
     // A stream counts as open once half the chunks before the pause reached the client.
@@ -229,13 +252,14 @@ pub async fn hold(proxy: &Proxy, upstream: &Upstream, streams: usize) -> Result<
     }
     // Let the rest of the chunks before the pause arrive and the proxy settle.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let held_kib = (0..3)
+    let burst_kib = (0..3)
         .map(|_| {
             std::thread::sleep(Duration::from_millis(50));
             proxy.rss_kib()
         })
         .max()
         .unwrap_or(0);
+    let held_kib = settled_rss(proxy).await;
     upstream.set_released(true);
     let mut errors = 0;
     for t in tasks {
@@ -247,6 +271,7 @@ pub async fn hold(proxy: &Proxy, upstream: &Upstream, streams: usize) -> Result<
         streams,
         idle_kib,
         held_kib,
+        burst_kib,
         errors,
     })
 }

@@ -64,6 +64,25 @@ impl Report {
         self.rows.push(format!("| {} |", cells.join(" | ")));
     }
 
+    /// The first byte directly and through the bare relay (the floor).
+    pub fn floor(&mut self, workload: Workload, d: Samples, r: Samples) {
+        let name = match workload {
+            Workload::Tool => "tool call",
+            Workload::Paced => "text, 1 ms after the first chunk",
+            _ => "text",
+        };
+        let (dv, rv) = (&d.first_byte, &r.first_byte);
+        let (x50, y50, x99, y99) = (pct(dv, 50.0), pct(rv, 50.0), pct(dv, 99.0), pct(rv, 99.0));
+        self.row([
+            &format!("{name}: first body byte through a bare TCP relay (the floor)"),
+            &format!("{} / {}", us(x50), us(x99)),
+            &format!("{} / {}", us(y50), us(y99)),
+            &format!("{} / {}", added(y50 - x50), added(y99 - x99)),
+            "",
+            "",
+        ]);
+    }
+
     /// The latency rows of one workload, p50 / p99 in each cell.
     pub fn latency(&mut self, workload: Workload, d: Samples, p: Samples, cpu: f64) {
         let name = match workload {
@@ -189,8 +208,9 @@ impl Report {
             ),
             "",
             &format!(
-                "{:.1} KiB (RSS {} idle, {} held{})",
+                "{:.1} KiB settled, {:.1} KiB just after the burst (RSS {} idle, {} held{})",
                 per / 1024.0,
+                h.per_stream_burst() / 1024.0,
                 mib(h.idle_kib),
                 mib(h.held_kib),
                 if h.errors > 0 {

@@ -1,4 +1,5 @@
-//! The loopback upstream: a raw tokio HTTP/1.1 server answering every
+//! The loopback upstream: a raw tokio HTTP/1.1 server on a thread and
+//! runtime of its own answering every
 //! `POST …/chat/completions` with a pre-encoded OpenAI-style SSE stream, one
 //! HTTP chunk per SSE event, each in a write of its own, as fast as the socket
 //! takes them. The request's body picks the workload by the model it names.
@@ -64,7 +65,8 @@ impl Upstream {
     /// Starts the upstream on a free loopback port; answers have `chunks`
     /// content chunks.
     pub async fn start(chunks: usize) -> std::io::Result<Self> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let text_tokens = text_tokens(chunks);
         let hold_at = HOLD_AT.min(chunks / 2).max(1);
@@ -78,16 +80,30 @@ impl Upstream {
         let (release, released) = watch::channel(false);
         let accepted = Arc::new(AtomicUsize::new(0));
         let count = accepted.clone();
-        tokio::spawn(async move {
-            loop {
-                let Ok((socket, _)) = listener.accept().await else {
-                    continue;
-                };
-                let _ = socket.set_nodelay(true);
-                count.fetch_add(1, Ordering::Relaxed);
-                tokio::spawn(serve(socket, answers.clone(), released.clone()));
-            }
-        });
+        // Its own thread and runtime, as a model server is its own process:
+        // on the bench's shared runtime, a client task would often wake the
+        // upstream's task on its own worker, and the direct path would pay
+        // no wake-up of another thread at all, unlike any real deployment.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name("upstream".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let Ok(listener) = TcpListener::from_std(listener) else {
+                        return;
+                    };
+                    loop {
+                        let Ok((socket, _)) = listener.accept().await else {
+                            continue;
+                        };
+                        let _ = socket.set_nodelay(true);
+                        count.fetch_add(1, Ordering::Relaxed);
+                        tokio::spawn(serve(socket, answers.clone(), released.clone()));
+                    }
+                });
+            })?;
         Ok(Self {
             addr,
             release,
