@@ -117,14 +117,16 @@ impl UpstreamShape {
     /// Anthropic upstream, translated into a Messages request
     /// ([`to_anthropic::messages_body`]).
     pub(crate) fn body(self, object: &Map<String, Value>) -> Result<Vec<u8>, ApiError> {
-        let mut object = object.clone();
+        let mut owned = None;
         if self.text_tools {
-            text_tools::teach(&mut object)?;
+            let mut taught = object.clone();
+            text_tools::teach(&mut taught)?;
+            owned = Some(taught);
         }
         if self.wire == Wire::Anthropic {
-            object = to_anthropic::messages_body(&object)?;
+            owned = Some(to_anthropic::messages_body(owned.as_ref().unwrap_or(object))?);
         }
-        serde_json::to_vec(&object).map_err(|e| {
+        serde_json::to_vec(owned.as_ref().unwrap_or(object)).map_err(|e| {
             ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
         })
     }
