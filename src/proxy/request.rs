@@ -124,7 +124,9 @@ impl UpstreamShape {
             owned = Some(taught);
         }
         if self.wire == Wire::Anthropic {
-            owned = Some(to_anthropic::messages_body(owned.as_ref().unwrap_or(object))?);
+            owned = Some(to_anthropic::messages_body(
+                owned.as_ref().unwrap_or(object),
+            )?);
         }
         serde_json::to_vec(owned.as_ref().unwrap_or(object)).map_err(|e| {
             ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
