@@ -16,6 +16,7 @@ packages=(
   "@modelcontextprotocol/server-filesystem@2026.8.31"
   "ai@7.0.173"
   "@ai-sdk/openai-compatible@3.0.92"
+  "@ai-sdk/openai@4.0.118"
 )
 bins=(mcp-server-everything mcp-server-filesystem)
 
@@ -24,7 +25,7 @@ for bin in "${bins[@]}"; do
   [[ -x "$prefix/node_modules/.bin/$bin" ]] || missing=1
 done
 # The Vercel AI SDK has no binary: its package files tell.
-for module in ai @ai-sdk/openai-compatible; do
+for module in ai @ai-sdk/openai-compatible @ai-sdk/openai; do
   [[ -f "$prefix/node_modules/$module/package.json" ]] || missing=1
 done
 if [[ $missing -eq 1 ]]; then

@@ -39,6 +39,8 @@ pub(crate) struct ProxyState {
     pub(crate) server_tools: Option<crate::hub::Hub>,
     /// The most server-side rounds one request may take.
     pub(crate) max_steps: usize,
+    /// The Responses door's recent output items, shared by every thread.
+    pub(crate) items: Arc<super::responses::ItemStore>,
 }
 
 impl ProxyState {

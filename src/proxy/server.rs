@@ -19,6 +19,7 @@ use toolrouter_providers::{ProviderProfile, Wire, find_profile};
 use super::error::{ApiError, INVALID_REQUEST, ProxyError};
 use super::handlers::{ProxyState, chat_completions, method_not_allowed, models, not_found};
 use super::options::{ProxyOptions, UpstreamKey};
+use super::responses::ItemStore;
 use super::upstream::Upstream;
 use crate::core::WireFormat;
 use crate::detect::DetectConfig;
@@ -126,6 +127,7 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
         .clone()
         .with_formats(profile_formats(found.profile));
     let shutdown = CancellationToken::new();
+    let items = Arc::new(ItemStore::default());
     let mut threads = Vec::with_capacity(workers);
     for i in 0..workers {
         let worker = Worker {
@@ -136,6 +138,7 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             options: options.clone(),
             limits,
             stop: shutdown.clone(),
+            items: Arc::clone(&items),
         };
         let thread = std::thread::Builder::new()
             .name(format!("toolrouter-proxy-{i}"))
@@ -169,6 +172,7 @@ struct Worker {
     options: ProxyOptions,
     limits: ConnLimits,
     stop: CancellationToken,
+    items: Arc<ItemStore>,
 }
 
 impl Worker {
@@ -201,6 +205,7 @@ impl Worker {
                 text_tools: options.text_tools,
                 server_tools: options.server_tools.clone(),
                 max_steps: options.max_steps,
+                items: self.items,
             });
             let router = front_door(state, options);
             serve_connections(listener, router, self.limits, self.stop).await;

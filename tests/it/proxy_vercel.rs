@@ -1,5 +1,5 @@
-//! `toolrouter proxy` with the Vercel AI SDK (`ai` and
-//! `@ai-sdk/openai-compatible` from npm) as the app: `tests/proxy/vercel_client.mjs`
+//! `toolrouter proxy` with the Vercel AI SDK (`ai`, `@ai-sdk/openai-compatible`
+//! and, for the Responses door, `@ai-sdk/openai` from npm) as the app: `tests/proxy/vercel_client.mjs`
 //! makes the requests and prints what the SDK gave it. The proxy runs here in
 //! front of a loopback model server replaying recordings of a model that writes
 //! its calls as Hermes text; the expectations are written by hand from them.
@@ -16,7 +16,11 @@ use crate::support::replay::{ReplayServer, Reply};
 use crate::support::{repo_root, run_json_client};
 
 /// Keep in sync with `.ci/setup-npm.sh`.
-const SDK: [&str; 2] = ["ai@7.0.173", "@ai-sdk/openai-compatible@3.0.92"];
+const SDK: [&str; 3] = [
+    "ai@7.0.173",
+    "@ai-sdk/openai-compatible@3.0.92",
+    "@ai-sdk/openai@4.0.118",
+];
 
 /// Runs one scenario of the client script against `base_url`; its JSON line.
 async fn app(scenario: &str, base_url: &str) -> Value {
@@ -25,10 +29,7 @@ async fn app(scenario: &str, base_url: &str) -> Value {
         .arg(repo_root().join("tests/proxy/vercel_client.mjs"))
         .arg(scenario)
         .arg(base_url)
-        .env(
-            "NODE_MODULES",
-            npm_modules(&SDK, "@ai-sdk/openai-compatible"),
-        );
+        .env("NODE_MODULES", npm_modules(&SDK, "@ai-sdk/openai"));
     run_json_client(command).await
 }
 
@@ -96,6 +97,81 @@ async fn the_vercel_ai_sdk_runs_its_tool_loop_through_the_proxy() {
             .unwrap()
             .contains("18 °C and sunny"),
         "{result}"
+    );
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_vercel_ai_sdk_streams_a_hermes_call_through_the_responses_door() {
+    let upstream =
+        ReplayServer::start(vec![Reply::sse(recording("openai-compat.hermes-text.sse"))]).await;
+    let proxy = proxy_for(&upstream).await;
+    let seen = app("responses-stream", &proxy.url()).await;
+    assert_eq!(seen["text"], "\n\nI'll check the weather in Paris.\n");
+    let calls = seen["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{seen}");
+    assert_eq!(calls[0]["name"], "get_weather");
+    assert_eq!(
+        calls[0]["input"],
+        json!({"city": "Paris", "unit": "celsius"})
+    );
+    // One `response.function_call_arguments.delta` per upstream piece.
+    assert_eq!(calls[0]["deltas"], 3, "{seen}");
+    assert_eq!(
+        seen["parts"],
+        json!([
+            "start",
+            "start-step",
+            "reasoning-start",
+            "reasoning-delta",
+            "reasoning-end",
+            "text-start",
+            "text-delta",
+            "text-end",
+            "tool-input-start",
+            "tool-input-delta",
+            "tool-input-end",
+            "tool-call",
+            "finish-step",
+            "finish"
+        ])
+    );
+    assert_eq!(seen["finishReason"], "tool-calls", "{seen}");
+    proxy.shutdown().await;
+}
+
+/// The SDK's second request names the first answer's items by
+/// `item_reference` (its default, `store` on): the proxy resolves them from
+/// the items it wrote.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_vercel_ai_sdk_runs_its_tool_loop_through_the_responses_door() {
+    let upstream = ReplayServer::start(vec![
+        Reply::sse(recording("openai-compat.hermes-text.sse")),
+        Reply::sse(recording("openai-compat.answer.sse")),
+    ])
+    .await;
+    let proxy = proxy_for(&upstream).await;
+    let seen = app("responses-loop", &proxy.url()).await;
+    assert_eq!(
+        seen["executed"],
+        json!([{"city": "Paris", "unit": "celsius"}])
+    );
+    let steps = seen["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{seen}");
+    assert_eq!(steps[0]["finishReason"], "tool-calls");
+    assert_eq!(seen["text"], "It is 18 °C and sunny in Paris.");
+    let id = steps[0]["toolCalls"][0]["id"].as_str().unwrap();
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(
+        received[1].body["messages"],
+        json!([
+            {"role": "user", "content": "What is the weather in Paris?"},
+            {"role": "assistant", "content": "\n\nI'll check the weather in Paris.\n",
+             "tool_calls": [{"id": id, "type": "function", "function": {"name": "get_weather",
+                 "arguments": "{\"city\":\"Paris\",\"unit\":\"celsius\"}"}}]},
+            {"role": "tool", "tool_call_id": id, "content": "18 °C and sunny"},
+        ])
     );
     proxy.shutdown().await;
 }

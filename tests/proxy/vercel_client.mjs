@@ -1,12 +1,15 @@
-// An app written with the Vercel AI SDK (`ai` and `@ai-sdk/openai-compatible`
-// from npm), pointed at `toolrouter proxy`. Usage:
+// An app written with the Vercel AI SDK (`ai`, `@ai-sdk/openai-compatible` and
+// `@ai-sdk/openai` from npm), pointed at `toolrouter proxy`. Usage:
 //   node vercel_client.mjs SCENARIO BASE_URL
 // with NODE_MODULES the node_modules directory the packages are installed in.
 // Prints one JSON line: what the SDK gave the app. Scenarios:
 //   stream  streamText: the part types in order, the text, the tool calls
 //           with their input-delta counts, the finish reason;
 //   loop    generateText with an `execute`d tool and two steps: the SDK runs
-//           the call itself and sends its result back.
+//           the call itself and sends its result back;
+//   responses-stream, responses-loop
+//           the same through `@ai-sdk/openai`'s Responses model
+//           (`openai.responses(...)`, POST /v1/responses).
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,8 +25,15 @@ const load = async (name) => import(pathToFileURL(require.resolve(name)).href);
 const { streamText, generateText, jsonSchema, tool, isStepCount } = await load('ai');
 const { createOpenAICompatible } = await load('@ai-sdk/openai-compatible');
 
-const provider = createOpenAICompatible({ name: 'toolrouter', baseURL, apiKey: 'unused' });
-const model = provider('m');
+const responses = scenario.startsWith('responses-');
+let model;
+if (responses) {
+  const { createOpenAI } = await load('@ai-sdk/openai');
+  model = createOpenAI({ baseURL, apiKey: 'unused' }).responses('m');
+} else {
+  model = createOpenAICompatible({ name: 'toolrouter', baseURL, apiKey: 'unused' })('m');
+}
+const kind = responses ? scenario.slice('responses-'.length) : scenario;
 const prompt = 'What is the weather in Paris?';
 const weatherSchema = jsonSchema({
   type: 'object',
@@ -35,7 +45,7 @@ const weatherSchema = jsonSchema({
 });
 
 let out;
-if (scenario === 'stream') {
+if (kind === 'stream') {
   const tools = { get_weather: tool({ description: 'The current weather in a city', inputSchema: weatherSchema }) };
   const result = streamText({ model, prompt, tools });
   const parts = [];
@@ -52,7 +62,7 @@ if (scenario === 'stream') {
     if (part.type === 'error') throw part.error;
   }
   out = { parts, text, calls: calls.map((c) => ({ ...c, deltas: deltas[c.id] ?? 0 })), finishReason };
-} else if (scenario === 'loop') {
+} else if (kind === 'loop') {
   const executed = [];
   const tools = {
     get_weather: tool({

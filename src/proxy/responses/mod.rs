@@ -6,6 +6,7 @@
 //! are OpenAI's shape, as on the Chat door. The proxy stores nothing: no
 //! `previous_response_id`, no `GET /v1/responses/{id}`.
 
+mod items;
 mod request;
 mod stream;
 
@@ -15,6 +16,7 @@ use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
+pub(crate) use self::items::ItemStore;
 use self::request::ResponsesRequest;
 use self::stream::ResponseWriter;
 use super::conversation::Conversation;
@@ -42,7 +44,7 @@ async fn handle(
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let request = ResponsesRequest::read(&body)?;
+    let request = ResponsesRequest::read(&body, &state.items)?;
     drop(body);
     record.request(&request.model, request.stream);
     let turn = Conversation::start(
@@ -54,11 +56,14 @@ async fn handle(
     )
     .await?;
     if request.stream {
-        let writer = ResponseWriter::new(request.echo);
+        let writer = ResponseWriter::new(request.echo, Arc::clone(&state.items));
         Ok(stream(turn, writer, request.model))
     } else {
         let completion = complete_turn(turn, &request.model).await?;
         let response = response_of(&completion, &request.echo);
+        if let Some(Value::Array(output)) = response.get("output") {
+            state.items.keep(output);
+        }
         Ok((
             [(http::header::CONTENT_TYPE, "application/json")],
             response.to_string(),

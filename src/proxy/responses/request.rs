@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::ItemStore;
 use crate::core::{JsonObject, ToolCatalog, ToolShape, echo};
 use crate::proxy::error::ApiError;
 
@@ -51,8 +52,9 @@ const REFUSED: [(&str, &str); 4] = [
 ];
 
 impl ResponsesRequest {
-    /// Reads and translates a request body into Chat Completions.
-    pub(crate) fn read(body: &[u8]) -> Result<Self> {
+    /// Reads and translates a request body into Chat Completions;
+    /// `item_reference`s are looked up in `items`.
+    pub(crate) fn read(body: &[u8], items: &ItemStore) -> Result<Self> {
         let value: Value = serde_json::from_slice(body).map_err(|e| {
             ApiError::bad_request(format!("the request body is not valid JSON: {e}"), None)
         })?;
@@ -85,9 +87,27 @@ impl ResponsesRequest {
         }
         match object.get("input") {
             Some(Value::String(text)) => messages.push(json!({"role": "user", "content": text})),
-            Some(Value::Array(items)) => {
-                for (idx, item) in items.iter().enumerate() {
-                    translate_item(item, idx, &mut messages)?;
+            Some(Value::Array(list)) => {
+                for (idx, item) in list.iter().enumerate() {
+                    // `type` may be left out of a reference: a lone `id`.
+                    let kind = item_type(item);
+                    if kind == "item_reference" || (kind.is_empty() && item.get("id").is_some()) {
+                        let id = str_field(item, "id", idx)?;
+                        let Some(found) = items.get(id) else {
+                            return Err(bad(
+                                format!(
+                                    "input[{idx}] refers to item `{}`, which this proxy did not write or no longer holds (it keeps its answers' items for {} minutes, {} MiB at most): send the item itself",
+                                    echo(id),
+                                    super::items::DEFAULT_TTL.as_secs() / 60,
+                                    super::items::DEFAULT_MAX_BYTES >> 20
+                                ),
+                                &format!("input[{idx}].id"),
+                            ));
+                        };
+                        translate_item(&found, idx, &mut messages)?;
+                    } else {
+                        translate_item(item, idx, &mut messages)?;
+                    }
                 }
             }
             _ => {
@@ -255,7 +275,7 @@ fn translate_item(item: &Value, idx: usize, out: &mut Vec<Value>) -> Result<()> 
         other => {
             return Err(bad(
                 format!(
-                    "input[{idx}] is a `{}` item, which the proxy cannot forward (message, function_call, function_call_output and reasoning items only)",
+                    "input[{idx}] is a `{}` item, which the proxy cannot forward (message, function_call, function_call_output, reasoning and item_reference items only)",
                     echo(other)
                 ),
                 &format!("input[{idx}].type"),

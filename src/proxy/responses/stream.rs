@@ -9,10 +9,14 @@
 //! `response.incomplete`) holding the whole response. A failed turn ends with
 //! `response.failed` instead. Every event has its `sequence_number`.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 use toolrouter_providers::{StopReason, Usage};
 
-use super::{Head, call_item, content_part, failure, message_item, reasoning_item, usage_of};
+use super::{
+    Head, ItemStore, call_item, content_part, failure, message_item, reasoning_item, usage_of,
+};
 use crate::core::{DetectEvent, WireFormat};
 use crate::proxy::faults::Faults;
 use crate::proxy::meta::ChunkMeta;
@@ -67,11 +71,13 @@ pub(crate) struct ResponseWriter {
     faults: Faults,
     failure: Option<&'static str>,
     ended: bool,
+    /// Where the finished items go, for later `item_reference`s.
+    items: Arc<ItemStore>,
 }
 
 impl ResponseWriter {
     /// A writer; `echo`: the request's settings.
-    pub(crate) fn new(echo: Map<String, Value>) -> Self {
+    pub(crate) fn new(echo: Map<String, Value>, items: Arc<ItemStore>) -> Self {
         Self {
             echo,
             head: None,
@@ -83,6 +89,7 @@ impl ResponseWriter {
             faults: Faults::default(),
             failure: None,
             ended: false,
+            items,
         }
     }
 
@@ -419,6 +426,7 @@ impl ResponseWriter {
             )
         });
         let response = self.response(status, usage, Value::Null);
+        self.items.keep(self.output.iter().flatten());
         self.event(
             out,
             &format!("response.{status}"),
@@ -439,6 +447,7 @@ impl ResponseWriter {
         tracing::debug!(%message, code, "the client's stream ends with response.failed");
         self.start(meta, out);
         let response = self.response("failed", Value::Null, failure(code, message));
+        self.items.keep(self.output.iter().flatten());
         self.event(out, "response.failed", json!({"response": response}));
         self.failure = Some(code);
         self.ended = true;

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 use toolrouter_providers::{StopReason, Usage};
 
+use super::ItemStore;
 use super::request::ResponsesRequest;
 use super::stream::ResponseWriter;
 use crate::core::{DetectEvent, WireFormat};
@@ -11,7 +12,7 @@ use crate::proxy::turn::FrameWriter;
 use crate::router::RouteEvent;
 
 fn upstream(body: Value) -> Value {
-    let read = ResponsesRequest::read(body.to_string().as_bytes()).unwrap();
+    let read = ResponsesRequest::read(body.to_string().as_bytes(), &ItemStore::default()).unwrap();
     let sent = crate::proxy::tests::OPENAI.body(&read.body).unwrap();
     serde_json::from_slice(&sent).unwrap()
 }
@@ -130,13 +131,16 @@ fn what_has_no_equivalent_is_a_400_naming_the_field() {
             "input[0].content",
         ),
     ] {
-        let error = ResponsesRequest::read(body.to_string().as_bytes()).unwrap_err();
+        let error =
+            ResponsesRequest::read(body.to_string().as_bytes(), &ItemStore::default()).unwrap_err();
         assert_eq!(error.status, 400, "{body}");
         assert_eq!(error.error["param"], param, "{body}");
     }
     // `store` and `background: false` change nothing.
-    let read =
-        ResponsesRequest::read(br#"{"model":"m","input":"x","store":false,"background":false}"#);
+    let read = ResponsesRequest::read(
+        br#"{"model":"m","input":"x","store":false,"background":false}"#,
+        &ItemStore::default(),
+    );
     assert!(read.is_ok());
 }
 
@@ -151,7 +155,10 @@ fn meta() -> ChunkMeta {
 
 /// The events written for `events`, as `(type, data)`.
 fn written(events: Vec<RouteEvent>) -> Vec<(String, Value)> {
-    let mut writer = ResponseWriter::new(serde_json::Map::new());
+    let mut writer = ResponseWriter::new(
+        serde_json::Map::new(),
+        std::sync::Arc::new(ItemStore::default()),
+    );
     let mut out = Vec::new();
     let mut events = events;
     writer.write(&mut events, &meta, &mut out);
@@ -280,4 +287,56 @@ fn an_upstream_error_before_any_output_still_starts_the_response() {
         response["error"],
         json!({"code": "upstream_error", "message": "overloaded"})
     );
+}
+
+#[test]
+fn item_references_to_kept_items_translate_as_the_items_and_others_are_refused() {
+    let items = ItemStore::default();
+    let reasoning = json!({"type": "reasoning", "id": "rs_1", "status": "completed",
+                           "summary": [{"type": "summary_text", "text": "Think."}]});
+    let call = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1",
+                      "name": "get_weather", "arguments": "{\"city\":\"Paris\"}",
+                      "status": "completed"});
+    items.keep([&reasoning, &call]);
+    let body = json!({"model": "m", "input": [
+        {"role": "user", "content": "Weather?"},
+        {"type": "item_reference", "id": "rs_1"},
+        {"id": "fc_1"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "18 C"},
+    ]});
+    let read = ResponsesRequest::read(body.to_string().as_bytes(), &items).unwrap();
+    assert_eq!(
+        read.body["messages"],
+        json!([
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
+                "type": "function", "function": {"name": "get_weather",
+                "arguments": "{\"city\":\"Paris\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "18 C"},
+        ])
+    );
+    let missing = json!({"model": "m", "input": [{"type": "item_reference", "id": "fc_9"}]});
+    let error = ResponsesRequest::read(missing.to_string().as_bytes(), &items).unwrap_err();
+    assert_eq!(error.status, http::StatusCode::BAD_REQUEST);
+    assert_eq!(error.error["param"], "input[0].id");
+    assert!(
+        error.error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("input[0] refers to item `fc_9`, which this proxy did not write"),
+        "{}",
+        error.error
+    );
+}
+
+#[test]
+fn a_finished_streamed_answer_keeps_its_items_for_later_references() {
+    let items = std::sync::Arc::new(ItemStore::default());
+    let mut writer = ResponseWriter::new(serde_json::Map::new(), items.clone());
+    let mut out = Vec::new();
+    let mut events = vec![text("Sunny."), finish(StopReason::EndTurn)];
+    writer.write(&mut events, &meta, &mut out);
+    // `msg_` and the upstream's id without `chatcmpl-`.
+    let kept = items.get("msg_abc").unwrap();
+    assert_eq!(kept["content"][0]["text"], "Sunny.");
 }
