@@ -2,9 +2,13 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use pyo3::PyTraverseError;
 use pyo3::exceptions::PyValueError;
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
+use pyo3::pyclass::boolean_struct::False;
 use pyo3::types::{PyList, PyString};
+use pyo3::{PyClass, PyClassInitializer};
 use serde_json::Value;
 
 use toolrouter::{DetectConfig, EventBatch, EventRef, WireFormat};
@@ -171,6 +175,49 @@ pub(crate) fn events_to_list<'py>(
     Ok(list)
 }
 
+/// The one-event list `feed` returned last, and its event, kept to be
+/// refilled: most deltas decide exactly one `ArgsDelta` or `Text`, and most
+/// callers let go of the list and its event before the next `feed`. Refilling
+/// them saves allocating and freeing two objects per delta.
+pub(crate) struct Spare<T: PyClass> {
+    list: Py<PyList>,
+    event: Py<T>,
+}
+
+/// `feed`'s one-event list: the spare one refilled when the detector holds
+/// the only reference to it, and it holds `event` and nothing else, and the
+/// detector and the list hold the only references to `event` (so nothing
+/// can see the change); otherwise a new list and event, kept as the spare.
+fn one_event_list<'py, T>(
+    py: Python<'py>,
+    spare: &mut Option<Spare<T>>,
+    event: T,
+) -> PyResult<Bound<'py, PyList>>
+where
+    T: PyClass<Frozen = False> + Into<PyClassInitializer<T>>,
+{
+    if let Some(s) = spare {
+        let list = s.list.bind(py);
+        // The reference counts are exact: abi3 builds hold the GIL.
+        #[allow(deprecated)]
+        let free = list.get_refcnt() == 1 && s.event.get_refcnt(py) == 2 && list.len() == 1;
+        if free
+            && list.get_item(0).is_ok_and(|first| first.is(&s.event))
+            && let Ok(mut slot) = s.event.bind(py).try_borrow_mut()
+        {
+            *slot = event;
+            return Ok(list.clone());
+        }
+    }
+    let event = Py::new(py, event)?;
+    let list = PyList::new(py, [&event])?;
+    *spare = Some(Spare {
+        list: list.clone().unbind(),
+        event,
+    });
+    Ok(list)
+}
+
 /// The streaming detector: feed it text deltas, get events back.
 #[pyclass(module = "toolrouter")]
 pub(crate) struct StreamDetector {
@@ -179,6 +226,8 @@ pub(crate) struct StreamDetector {
     pub(crate) detector: Mutex<toolrouter::StreamDetector>,
     pub(crate) events: EventBatch,
     pub(crate) finished: bool,
+    spare_args: Option<Spare<ArgsDelta>>,
+    spare_text: Option<Spare<Text>>,
 }
 
 #[pymethods]
@@ -206,6 +255,8 @@ impl StreamDetector {
             detector: Mutex::new(toolrouter::StreamDetector::new(catalog, config)),
             events: EventBatch::new(),
             finished: false,
+            spare_args: None,
+            spare_text: None,
         })
     }
 
@@ -224,7 +275,28 @@ impl StreamDetector {
         } else {
             detector.feed(delta, events);
         }
-        events_to_list(py, &mut self.events)
+        let one = match (self.events.len(), self.events.get(0)) {
+            (1, Some(EventRef::ArgsDelta { index, fragment })) => {
+                let fragment = PyString::new(py, fragment).unbind();
+                Some(one_event_list(
+                    py,
+                    &mut self.spare_args,
+                    ArgsDelta { index, fragment },
+                )?)
+            }
+            (1, Some(EventRef::Text { text })) => {
+                let text = PyString::new(py, text).unbind();
+                Some(one_event_list(py, &mut self.spare_text, Text { text })?)
+            }
+            _ => None,
+        };
+        match one {
+            Some(list) => {
+                self.events.clear();
+                Ok(list)
+            }
+            None => events_to_list(py, &mut self.events),
+        }
     }
 
     /// Ends the stream: flushes held text and reports unfinished calls.
@@ -238,6 +310,23 @@ impl StreamDetector {
             detector.finish(&mut self.events);
         }
         events_to_list(py, &mut self.events)
+    }
+
+    // The spare lists are the only references the detector holds; a caller
+    // can append the detector to one, so the collector must see them.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(s) = &self.spare_args {
+            visit.call(&s.list)?;
+        }
+        if let Some(s) = &self.spare_text {
+            visit.call(&s.list)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.spare_args = None;
+        self.spare_text = None;
     }
 
     /// How many calls have started so far.

@@ -5,10 +5,13 @@ use pyo3::types::{PyDict, PyString};
 
 // Text, Reasoning and ArgsDelta, the events of nearly every delta, hold
 // Python strings made straight from the detector's `&str`: one allocation per
-// event, and reading the attribute copies nothing.
+// event, and reading the attribute copies nothing. Text and ArgsDelta are not
+// `frozen`: `StreamDetector.feed` refills the one it returned last time when
+// nothing but the detector still holds it (detector.rs, `Spare`); Python
+// code has no setter, so to Python they are as immutable as the others.
 
 /// Visible text, released once it can no longer open a call.
-#[pyclass(frozen, get_all, module = "toolrouter")]
+#[pyclass(get_all, module = "toolrouter")]
 pub(crate) struct Text {
     pub(crate) text: Py<PyString>,
 }
@@ -30,7 +33,7 @@ pub(crate) struct CallStart {
 }
 
 /// More of a call's arguments JSON text.
-#[pyclass(frozen, get_all, module = "toolrouter")]
+#[pyclass(get_all, module = "toolrouter")]
 pub(crate) struct ArgsDelta {
     pub(crate) index: usize,
     pub(crate) fragment: Py<PyString>,
@@ -101,7 +104,7 @@ impl Text {
     }
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         match other.cast::<Text>() {
-            Ok(o) => py_str_eq(py, &self.text, &o.get().text),
+            Ok(o) => py_str_eq(py, &self.text, &o.borrow().text),
             Err(_) => Ok(false),
         }
     }
@@ -161,9 +164,10 @@ impl ArgsDelta {
     }
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         match other.cast::<ArgsDelta>() {
-            Ok(o) => Ok(
-                self.index == o.get().index && py_str_eq(py, &self.fragment, &o.get().fragment)?
-            ),
+            Ok(o) => {
+                let o = o.borrow();
+                Ok(self.index == o.index && py_str_eq(py, &self.fragment, &o.fragment)?)
+            }
             Err(_) => Ok(false),
         }
     }
