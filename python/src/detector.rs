@@ -176,9 +176,10 @@ pub(crate) fn events_to_list<'py>(
 }
 
 /// The one-event list `feed` returned last, and its event, kept to be
-/// refilled: most deltas decide exactly one `ArgsDelta` or `Text`, and most
-/// callers let go of the list and its event before the next `feed`. Refilling
-/// them saves allocating and freeing two objects per delta.
+/// refilled: most deltas decide exactly one `ArgsDelta`, `Text` or
+/// `Reasoning`, and most callers let go of the list and its event before the
+/// next `feed`. Refilling them saves allocating and freeing two objects per
+/// delta.
 pub(crate) struct Spare<T: PyClass> {
     list: Py<PyList>,
     event: Py<T>,
@@ -228,6 +229,7 @@ pub(crate) struct StreamDetector {
     pub(crate) finished: bool,
     spare_args: Option<Spare<ArgsDelta>>,
     spare_text: Option<Spare<Text>>,
+    spare_reasoning: Option<Spare<Reasoning>>,
 }
 
 #[pymethods]
@@ -257,6 +259,7 @@ impl StreamDetector {
             finished: false,
             spare_args: None,
             spare_text: None,
+            spare_reasoning: None,
         })
     }
 
@@ -287,6 +290,14 @@ impl StreamDetector {
             (1, Some(EventRef::Text { text })) => {
                 let text = PyString::new(py, text).unbind();
                 Some(one_event_list(py, &mut self.spare_text, Text { text })?)
+            }
+            (1, Some(EventRef::Reasoning { text })) => {
+                let text = PyString::new(py, text).unbind();
+                Some(one_event_list(
+                    py,
+                    &mut self.spare_reasoning,
+                    Reasoning { text },
+                )?)
             }
             _ => None,
         };
@@ -321,12 +332,16 @@ impl StreamDetector {
         if let Some(s) = &self.spare_text {
             visit.call(&s.list)?;
         }
+        if let Some(s) = &self.spare_reasoning {
+            visit.call(&s.list)?;
+        }
         Ok(())
     }
 
     fn __clear__(&mut self) {
         self.spare_args = None;
         self.spare_text = None;
+        self.spare_reasoning = None;
     }
 
     /// How many calls have started so far.

@@ -5,10 +5,10 @@ use pyo3::types::{PyDict, PyString};
 
 // Text, Reasoning and ArgsDelta, the events of nearly every delta, hold
 // Python strings made straight from the detector's `&str`: one allocation per
-// event, and reading the attribute copies nothing. Text and ArgsDelta are not
-// `frozen`: `StreamDetector.feed` refills the one it returned last time when
-// nothing but the detector still holds it (detector.rs, `Spare`); Python
-// code has no setter, so to Python they are as immutable as the others.
+// event, and reading the attribute copies nothing. They are not `frozen`:
+// `StreamDetector.feed` refills the one it returned last time when nothing but
+// the detector still holds it (detector.rs, `Spare`); Python code has no
+// setter, so to Python they are as immutable as the others.
 
 /// Visible text, released once it can no longer open a call.
 #[pyclass(get_all, module = "toolrouter")]
@@ -17,7 +17,7 @@ pub(crate) struct Text {
 }
 
 /// Reasoning ("thinking") text, never part of the visible text.
-#[pyclass(frozen, get_all, module = "toolrouter")]
+#[pyclass(get_all, module = "toolrouter")]
 pub(crate) struct Reasoning {
     pub(crate) text: Py<PyString>,
 }
@@ -121,7 +121,7 @@ impl Reasoning {
     }
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         match other.cast::<Reasoning>() {
-            Ok(o) => py_str_eq(py, &self.text, &o.get().text),
+            Ok(o) => py_str_eq(py, &self.text, &o.borrow().text),
             Err(_) => Ok(false),
         }
     }

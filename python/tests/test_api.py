@@ -227,6 +227,20 @@ def test_feed_results_kept_or_dropped_are_the_same():
     assert isinstance(held, (Text, ArgsDelta)) and norm([held])[0] in norm(expected)
 
 
+def test_reasoning_results_kept_or_dropped_are_the_same():
+    text = "<think>step one, step two</think>Answer: 4"
+    d = StreamDetector([WEATHER])
+    lists = [d.feed(text[i : i + 3]) for i in range(0, len(text), 3)]
+    lists.append(d.finish())
+    kept = [e for l in lists for e in l]
+    d = StreamDetector([WEATHER])
+    seen = [repr(e) for i in range(0, len(text), 3) for e in d.feed(text[i : i + 3])]
+    seen += [repr(e) for e in d.finish()]
+    assert seen == [repr(e) for e in kept]
+    assert "".join(e.text for e in kept if isinstance(e, Reasoning)) == "step one, step two"
+    assert "".join(e.text for e in kept if isinstance(e, Text)) == "Answer: 4"
+
+
 def test_detector_in_its_own_result_is_collected():
     import gc
     import weakref
