@@ -180,9 +180,35 @@ pub(crate) fn events_to_list<'py>(
 /// `Reasoning`, and most callers let go of the list and its event before the
 /// next `feed`. Refilling them saves allocating and freeing two objects per
 /// delta.
-pub(crate) struct Spare<T: PyClass> {
+pub(crate) struct Spare<T: Refill> {
     list: Py<PyList>,
     event: Py<T>,
+}
+
+/// An event `feed` can refill in place.
+pub(crate) trait Refill: PyClass<Frozen = False> {
+    /// Takes `new`'s fields. The old string is let go of as a `Bound`: a
+    /// `Py`'s drop first asks the thread whether it is attached.
+    fn refill(&mut self, py: Python<'_>, new: Self);
+}
+
+impl Refill for ArgsDelta {
+    fn refill(&mut self, py: Python<'_>, new: Self) {
+        self.index = new.index;
+        drop(std::mem::replace(&mut self.fragment, new.fragment).into_bound(py));
+    }
+}
+
+impl Refill for Text {
+    fn refill(&mut self, py: Python<'_>, new: Self) {
+        drop(std::mem::replace(&mut self.text, new.text).into_bound(py));
+    }
+}
+
+impl Refill for Reasoning {
+    fn refill(&mut self, py: Python<'_>, new: Self) {
+        drop(std::mem::replace(&mut self.text, new.text).into_bound(py));
+    }
 }
 
 /// `feed`'s one-event list: the spare one refilled when the detector holds
@@ -195,7 +221,7 @@ fn one_event_list<'py, T>(
     event: T,
 ) -> PyResult<Bound<'py, PyList>>
 where
-    T: PyClass<Frozen = False> + Into<PyClassInitializer<T>>,
+    T: Refill + Into<PyClassInitializer<T>>,
 {
     if let Some(s) = spare {
         let list = s.list.bind(py);
@@ -206,7 +232,7 @@ where
             && list.get_item(0).is_ok_and(|first| first.is(&s.event))
             && let Ok(mut slot) = s.event.bind(py).try_borrow_mut()
         {
-            *slot = event;
+            slot.refill(py, event);
             return Ok(list.clone());
         }
     }
