@@ -6,9 +6,7 @@ use pyo3::PyTraverseError;
 use pyo3::exceptions::PyValueError;
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
-use pyo3::pyclass::boolean_struct::False;
 use pyo3::types::{PyList, PyString};
-use pyo3::{PyClass, PyClassInitializer};
 use serde_json::Value;
 
 use toolrouter::{DetectConfig, EventBatch, EventRef, WireFormat};
@@ -175,73 +173,29 @@ pub(crate) fn events_to_list<'py>(
     Ok(list)
 }
 
-/// The one-event list `feed` returned last, and its event, kept to be
-/// refilled: most deltas decide exactly one `ArgsDelta`, `Text` or
-/// `Reasoning`, and most callers let go of the list and its event before the
-/// next `feed`. Refilling them saves allocating and freeing two objects per
-/// delta.
-pub(crate) struct Spare<T: Refill> {
-    list: Py<PyList>,
-    event: Py<T>,
-}
-
-/// An event `feed` can refill in place.
-pub(crate) trait Refill: PyClass<Frozen = False> {
-    /// Takes `new`'s fields. The old string is let go of as a `Bound`: a
-    /// `Py`'s drop first asks the thread whether it is attached.
-    fn refill(&mut self, py: Python<'_>, new: Self);
-}
-
-impl Refill for ArgsDelta {
-    fn refill(&mut self, py: Python<'_>, new: Self) {
-        self.index = new.index;
-        drop(std::mem::replace(&mut self.fragment, new.fragment).into_bound(py));
-    }
-}
-
-impl Refill for Text {
-    fn refill(&mut self, py: Python<'_>, new: Self) {
-        drop(std::mem::replace(&mut self.text, new.text).into_bound(py));
-    }
-}
-
-impl Refill for Reasoning {
-    fn refill(&mut self, py: Python<'_>, new: Self) {
-        drop(std::mem::replace(&mut self.text, new.text).into_bound(py));
-    }
-}
-
-/// `feed`'s one-event list: the spare one refilled when the detector holds
-/// the only reference to it, and it holds `event` and nothing else, and the
-/// detector and the list hold the only references to `event` (so nothing
-/// can see the change); otherwise a new list and event, kept as the spare.
-fn one_event_list<'py, T>(
+/// `feed`'s list of one event: the list it returned last, refilled, when the
+/// detector holds the only reference to it and the caller left it as it was;
+/// otherwise a new list, kept as the spare. Most deltas decide one event, and
+/// most callers let go of the list (if not of its last event) before the next
+/// `feed`: this saves allocating and freeing a list and its item array per
+/// delta. The events themselves stay new, `frozen` objects.
+fn one_event_list<'py>(
     py: Python<'py>,
-    spare: &mut Option<Spare<T>>,
-    event: T,
-) -> PyResult<Bound<'py, PyList>>
-where
-    T: Refill + Into<PyClassInitializer<T>>,
-{
-    if let Some(s) = spare {
-        let list = s.list.bind(py);
-        // The reference counts are exact: abi3 builds hold the GIL.
+    spare: &mut Option<Py<PyList>>,
+    event: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    if let Some(list) = spare {
+        let list = list.bind(py);
+        // The reference count is exact: abi3 builds hold the GIL.
         #[allow(deprecated)]
-        let free = list.get_refcnt() == 1 && s.event.get_refcnt(py) == 2 && list.len() == 1;
-        if free
-            && list.get_item(0).is_ok_and(|first| first.is(&s.event))
-            && let Ok(mut slot) = s.event.bind(py).try_borrow_mut()
-        {
-            slot.refill(py, event);
+        let free = list.get_refcnt() == 1;
+        if free && list.len() == 1 {
+            list.set_item(0, event)?;
             return Ok(list.clone());
         }
     }
-    let event = Py::new(py, event)?;
-    let list = PyList::new(py, [&event])?;
-    *spare = Some(Spare {
-        list: list.clone().unbind(),
-        event,
-    });
+    let list = PyList::new(py, [event])?;
+    *spare = Some(list.clone().unbind());
     Ok(list)
 }
 
@@ -253,9 +207,7 @@ pub(crate) struct StreamDetector {
     pub(crate) detector: Mutex<toolrouter::StreamDetector>,
     pub(crate) events: EventBatch,
     pub(crate) finished: bool,
-    spare_args: Option<Spare<ArgsDelta>>,
-    spare_text: Option<Spare<Text>>,
-    spare_reasoning: Option<Spare<Reasoning>>,
+    spare: Option<Py<PyList>>,
 }
 
 #[pymethods]
@@ -283,9 +235,7 @@ impl StreamDetector {
             detector: Mutex::new(toolrouter::StreamDetector::new(catalog, config)),
             events: EventBatch::new(),
             finished: false,
-            spare_args: None,
-            spare_text: None,
-            spare_reasoning: None,
+            spare: None,
         })
     }
 
@@ -305,26 +255,10 @@ impl StreamDetector {
             detector.feed(delta, events);
         }
         let one = match (self.events.len(), self.events.get(0)) {
-            (1, Some(EventRef::ArgsDelta { index, fragment })) => {
-                let fragment = PyString::new(py, fragment).unbind();
-                Some(one_event_list(
-                    py,
-                    &mut self.spare_args,
-                    ArgsDelta { index, fragment },
-                )?)
-            }
-            (1, Some(EventRef::Text { text })) => {
-                let text = PyString::new(py, text).unbind();
-                Some(one_event_list(py, &mut self.spare_text, Text { text })?)
-            }
-            (1, Some(EventRef::Reasoning { text })) => {
-                let text = PyString::new(py, text).unbind();
-                Some(one_event_list(
-                    py,
-                    &mut self.spare_reasoning,
-                    Reasoning { text },
-                )?)
-            }
+            (1, Some(event)) => match event_to_py(py, event)? {
+                Some(obj) => Some(one_event_list(py, &mut self.spare, obj)?),
+                None => None,
+            },
             _ => None,
         };
         match one {
@@ -349,25 +283,14 @@ impl StreamDetector {
         events_to_list(py, &mut self.events)
     }
 
-    // The spare lists are the only references the detector holds; a caller
-    // can append the detector to one, so the collector must see them.
+    // The spare list is the only reference the detector holds; a caller can
+    // append the detector to it, so the collector must see it.
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        if let Some(s) = &self.spare_args {
-            visit.call(&s.list)?;
-        }
-        if let Some(s) = &self.spare_text {
-            visit.call(&s.list)?;
-        }
-        if let Some(s) = &self.spare_reasoning {
-            visit.call(&s.list)?;
-        }
-        Ok(())
+        visit.call(&self.spare)
     }
 
     fn __clear__(&mut self) {
-        self.spare_args = None;
-        self.spare_text = None;
-        self.spare_reasoning = None;
+        self.spare = None;
     }
 
     /// How many calls have started so far.

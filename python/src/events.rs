@@ -5,19 +5,16 @@ use pyo3::types::{PyDict, PyString};
 
 // Text, Reasoning and ArgsDelta, the events of nearly every delta, hold
 // Python strings made straight from the detector's `&str`: one allocation per
-// event, and reading the attribute copies nothing. They are not `frozen`:
-// `StreamDetector.feed` refills the one it returned last time when nothing but
-// the detector still holds it (detector.rs, `Spare`); Python code has no
-// setter, so to Python they are as immutable as the others.
+// event, and reading the attribute copies nothing.
 
 /// Visible text, released once it can no longer open a call.
-#[pyclass(get_all, module = "toolrouter")]
+#[pyclass(frozen, get_all, module = "toolrouter")]
 pub(crate) struct Text {
     pub(crate) text: Py<PyString>,
 }
 
 /// Reasoning ("thinking") text, never part of the visible text.
-#[pyclass(get_all, module = "toolrouter")]
+#[pyclass(frozen, get_all, module = "toolrouter")]
 pub(crate) struct Reasoning {
     pub(crate) text: Py<PyString>,
 }
@@ -33,7 +30,7 @@ pub(crate) struct CallStart {
 }
 
 /// More of a call's arguments JSON text.
-#[pyclass(get_all, module = "toolrouter")]
+#[pyclass(frozen, get_all, module = "toolrouter")]
 pub(crate) struct ArgsDelta {
     pub(crate) index: usize,
     pub(crate) fragment: Py<PyString>,
@@ -104,7 +101,7 @@ impl Text {
     }
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         match other.cast::<Text>() {
-            Ok(o) => py_str_eq(py, &self.text, &o.borrow().text),
+            Ok(o) => py_str_eq(py, &self.text, &o.get().text),
             Err(_) => Ok(false),
         }
     }
@@ -121,7 +118,7 @@ impl Reasoning {
     }
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         match other.cast::<Reasoning>() {
-            Ok(o) => py_str_eq(py, &self.text, &o.borrow().text),
+            Ok(o) => py_str_eq(py, &self.text, &o.get().text),
             Err(_) => Ok(false),
         }
     }
@@ -164,10 +161,9 @@ impl ArgsDelta {
     }
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         match other.cast::<ArgsDelta>() {
-            Ok(o) => {
-                let o = o.borrow();
-                Ok(self.index == o.index && py_str_eq(py, &self.fragment, &o.fragment)?)
-            }
+            Ok(o) => Ok(
+                self.index == o.get().index && py_str_eq(py, &self.fragment, &o.get().fragment)?
+            ),
             Err(_) => Ok(false),
         }
     }

@@ -161,8 +161,8 @@ def test_event_classes():
 
 
 def test_events_stay_immutable_values():
-    # feed refills the list and event it returned last when the caller has
-    # let go of both; to Python the events are still read-only values.
+    # Events are read-only values (feed refills only the list it returned
+    # last, never an event).
     for event, attr in ((Text("a"), "text"), (ArgsDelta(0, "{"), "fragment"), (Reasoning("r"), "text")):
         with pytest.raises(AttributeError):
             setattr(event, attr, "x")
