@@ -174,8 +174,8 @@ pub(crate) fn events_to_list<'py>(
 }
 
 /// `feed`'s list of one event: the list it returned last, refilled, when the
-/// detector holds the only reference to it and the caller left it as it was;
-/// otherwise a new list, kept as the spare. Most deltas decide one event, and
+/// detector holds the only reference to it (so no one can see the change) and
+/// it still has one item; otherwise a new list, kept as the spare. Most deltas decide one event, and
 /// most callers let go of the list (if not of its last event) before the next
 /// `feed`: this saves allocating and freeing a list and its item array per
 /// delta. The events themselves stay new, `frozen` objects.

@@ -210,7 +210,7 @@ def test_feed_results_kept_or_dropped_are_the_same():
         seen += [repr(e) for e in d.feed(ARGS_STREAM[i : i + 2])]
     assert [re.sub(r'id="call_\w+"', "id", r) for r in seen] + norm(d.finish()) == norm(expected)
 
-    # A list the caller changed, or whose event it took out, is not refilled.
+    # Lists the caller changed before letting go of them, events it kept.
     d = StreamDetector([WEATHER])
     seen = []
     held = None
