@@ -2,7 +2,9 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use pyo3::PyTraverseError;
 use pyo3::exceptions::PyValueError;
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use serde_json::Value;
@@ -171,6 +173,32 @@ pub(crate) fn events_to_list<'py>(
     Ok(list)
 }
 
+/// `feed`'s list of one event: the list it returned last, refilled, when the
+/// detector holds the only reference to it (so no one can see the change) and
+/// it still has one item; otherwise a new list, kept as the spare. Most deltas decide one event, and
+/// most callers let go of the list (if not of its last event) before the next
+/// `feed`: this saves allocating and freeing a list and its item array per
+/// delta. The events themselves stay new, `frozen` objects.
+fn one_event_list<'py>(
+    py: Python<'py>,
+    spare: &mut Option<Py<PyList>>,
+    event: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    if let Some(list) = spare {
+        let list = list.bind(py);
+        // The reference count is exact: abi3 builds hold the GIL.
+        #[allow(deprecated)]
+        let free = list.get_refcnt() == 1;
+        if free && list.len() == 1 {
+            list.set_item(0, event)?;
+            return Ok(list.clone());
+        }
+    }
+    let list = PyList::new(py, [event])?;
+    *spare = Some(list.clone().unbind());
+    Ok(list)
+}
+
 /// The streaming detector: feed it text deltas, get events back.
 #[pyclass(module = "toolrouter")]
 pub(crate) struct StreamDetector {
@@ -179,6 +207,7 @@ pub(crate) struct StreamDetector {
     pub(crate) detector: Mutex<toolrouter::StreamDetector>,
     pub(crate) events: EventBatch,
     pub(crate) finished: bool,
+    spare: Option<Py<PyList>>,
 }
 
 #[pymethods]
@@ -206,6 +235,7 @@ impl StreamDetector {
             detector: Mutex::new(toolrouter::StreamDetector::new(catalog, config)),
             events: EventBatch::new(),
             finished: false,
+            spare: None,
         })
     }
 
@@ -224,7 +254,20 @@ impl StreamDetector {
         } else {
             detector.feed(delta, events);
         }
-        events_to_list(py, &mut self.events)
+        let one = match (self.events.len(), self.events.get(0)) {
+            (1, Some(event)) => match event_to_py(py, event)? {
+                Some(obj) => Some(one_event_list(py, &mut self.spare, obj)?),
+                None => None,
+            },
+            _ => None,
+        };
+        match one {
+            Some(list) => {
+                self.events.clear();
+                Ok(list)
+            }
+            None => events_to_list(py, &mut self.events),
+        }
     }
 
     /// Ends the stream: flushes held text and reports unfinished calls.
@@ -238,6 +281,16 @@ impl StreamDetector {
             detector.finish(&mut self.events);
         }
         events_to_list(py, &mut self.events)
+    }
+
+    // The spare list is the only reference the detector holds; a caller can
+    // append the detector to it, so the collector must see it.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.spare)
+    }
+
+    fn __clear__(&mut self) {
+        self.spare = None;
     }
 
     /// How many calls have started so far.

@@ -2,6 +2,7 @@
 written by hand from the formats' definitions (docs/formats.md)."""
 
 import json
+import re
 import sys
 import threading
 import time
@@ -157,6 +158,107 @@ def test_event_classes():
     assert a == CallEnd(1, "c1", "f", {"x": [1, 2]})
     assert a != CallEnd(1, "c1", "f", {"x": [1]})
     assert toolrouter.Event == (Text, Reasoning, CallStart, ArgsDelta, CallEnd, Malformed)
+
+
+def test_events_stay_immutable_values():
+    # Events are read-only values (feed refills only the list it returned
+    # last, never an event).
+    for event, attr in ((Text("a"), "text"), (ArgsDelta(0, "{"), "fragment"), (Reasoning("r"), "text")):
+        with pytest.raises(AttributeError):
+            setattr(event, attr, "x")
+        with pytest.raises(AttributeError):
+            event.other = 1
+    assert ArgsDelta(1, "x") == ArgsDelta(1, "x") and ArgsDelta(1, "x") != ArgsDelta(2, "x")
+    assert repr(Text("a")) == 'Text("a")'
+
+
+ARGS_STREAM = (
+    'Hi <tool_call>{"name": "get_weather", "arguments": {"city": "Paris, France", '
+    '"days": 3}}</tool_call> bye'
+)
+
+
+def norm(events):
+    # Call ids are random: compare the events' reprs without them.
+    return [re.sub(r'id="call_\w+"', "id", repr(e)) for e in events]
+
+
+def test_feed_results_kept_or_dropped_are_the_same():
+    expected = run(ARGS_STREAM, step=2)
+    assert len([e for e in expected if isinstance(e, ArgsDelta)]) > 3
+
+    # Every list kept: no later feed may change an earlier list or event.
+    d = StreamDetector([WEATHER])
+    lists = [d.feed(ARGS_STREAM[i : i + 2]) for i in range(0, len(ARGS_STREAM), 2)]
+    assert norm([e for l in lists for e in l] + d.finish()) == norm(expected)
+    assert len({id(l) for l in lists}) == len(lists)
+
+    # Lists dropped, events kept (repr taken at once, compared at the end).
+    d = StreamDetector([WEATHER])
+    kept, reprs = [], []
+    for i in range(0, len(ARGS_STREAM), 2):
+        for e in d.feed(ARGS_STREAM[i : i + 2]):
+            kept.append(e)
+            reprs.append(repr(e))
+    kept += d.finish()
+    assert norm(kept) == norm(expected) and [repr(e) for e in kept[: len(reprs)]] == reprs
+
+    # Lists and events dropped at once: what each feed returned, when it returned it.
+    d = StreamDetector([WEATHER])
+    seen = []
+    for i in range(0, len(ARGS_STREAM), 2):
+        seen += [repr(e) for e in d.feed(ARGS_STREAM[i : i + 2])]
+    assert [re.sub(r'id="call_\w+"', "id", r) for r in seen] + norm(d.finish()) == norm(expected)
+
+    # Lists the caller changed before letting go of them, events it kept.
+    d = StreamDetector([WEATHER])
+    seen = []
+    held = None
+    for n, i in enumerate(range(0, len(ARGS_STREAM), 2)):
+        got = d.feed(ARGS_STREAM[i : i + 2])
+        seen += got
+        if n % 3 == 0 and got:
+            held = got[0]
+            got[0] = "replaced"
+        elif n % 3 == 1:
+            got.append("extra")
+        del got
+    assert norm(seen + d.finish()) == norm(expected)
+    assert isinstance(held, (Text, ArgsDelta)) and norm([held])[0] in norm(expected)
+
+
+def test_reasoning_results_kept_or_dropped_are_the_same():
+    text = "<think>step one, step two</think>Answer: 4"
+    d = StreamDetector([WEATHER])
+    lists = [d.feed(text[i : i + 3]) for i in range(0, len(text), 3)]
+    lists.append(d.finish())
+    kept = [e for l in lists for e in l]
+    d = StreamDetector([WEATHER])
+    seen = [repr(e) for i in range(0, len(text), 3) for e in d.feed(text[i : i + 3])]
+    seen += [repr(e) for e in d.finish()]
+    assert seen == [repr(e) for e in kept]
+    assert "".join(e.text for e in kept if isinstance(e, Reasoning)) == "step one, step two"
+    assert "".join(e.text for e in kept if isinstance(e, Text)) == "Answer: 4"
+
+
+def test_detector_in_its_own_result_is_collected():
+    import gc
+    import weakref
+
+    class Holder:
+        pass
+
+    d = StreamDetector([WEATHER])
+    got = []
+    for i in range(0, 40, 2):
+        got = d.feed(ARGS_STREAM[i : i + 2]) or got
+    h = Holder()
+    h.d = d
+    got.append(h)
+    probe = weakref.ref(h)
+    del d, h, got
+    gc.collect()
+    assert probe() is None
 
 
 def test_arguments_json_types_round_trip():
