@@ -20,14 +20,17 @@ pub struct Endpoint {
 ///
 /// URLs: OpenAI Chat `{base}/chat/completions`, Responses `{base}/responses`,
 /// Ollama `{base}/api/chat`, Anthropic `{base}/v1/messages`, Gemini
-/// `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`. A base that
+/// `{base}/v1beta/models/{model}:streamGenerateContent?alt=sse`, Bedrock
+/// `{base}/model/{model}/converse-stream` (ConverseStream; the model id
+/// percent-encoded, so that an ARN stays one path segment). A base that
 /// already ends in the version segment (`…/v1` for Anthropic, `…/v1beta` or
 /// `…/v1` for Gemini, as the profiles' base URLs do) is not given a second one,
 /// and a Gemini base ending in `/models` (Vertex AI) takes the model directly.
 ///
 /// Auth headers: `x-api-key` plus `anthropic-version: 2023-06-01` for Anthropic
 /// (the version header is always sent), `x-goog-api-key` for Gemini, `api-key`
-/// for the `azure-openai` profile, `Authorization: Bearer` for everything else.
+/// for the `azure-openai` profile, `Authorization: Bearer` for everything else
+/// (for Bedrock that is a Bedrock API key: SigV4 signing is not done).
 pub fn endpoint(
     profile: &str,
     wire: Wire,
@@ -72,31 +75,78 @@ pub fn endpoint(
                     model: model.to_owned(),
                 });
             }
-            let method = format!("{model}:streamGenerateContent?alt=sse");
-            if ends_with_segment(base, &["models"]) {
-                format!("{base}/{method}")
-            } else if ends_with_segment(base, &["v1", "v1beta", "v1alpha"]) {
-                format!("{base}/models/{method}")
-            } else {
-                format!("{base}/v1beta/models/{method}")
+            format!(
+                "{}/{model}:streamGenerateContent?alt=sse",
+                gemini_models_url(base)
+            )
+        }
+        Wire::Bedrock => {
+            if model.trim().is_empty() || model.chars().any(char::is_control) {
+                return Err(ChatError::InvalidModel {
+                    model: model.to_owned(),
+                });
             }
+            format!("{base}/model/{}/converse-stream", path_segment(model))
         }
         other => {
             return Err(ChatError::UnsupportedWire {
                 wire: other.as_str(),
-                reason: "its requests need AWS SigV4 signing, which toolrouter does not do",
+                reason: "it has no streaming endpoint here",
             });
         }
     };
     if let Some(key) = api_key {
-        match wire {
-            Wire::Anthropic => headers.push(("x-api-key", key.to_owned())),
-            Wire::Gemini => headers.push(("x-goog-api-key", key.to_owned())),
-            _ if profile == "azure-openai" => headers.push(("api-key", key.to_owned())),
-            _ => headers.push(("authorization", format!("Bearer {key}"))),
-        }
+        headers.push(key_header(profile, wire, key));
     }
     Ok(Endpoint { url, headers })
+}
+
+/// The header that carries `key` for `profile` on `wire` (see [`endpoint`]).
+pub(crate) fn key_header(profile: &str, wire: Wire, key: &str) -> (&'static str, String) {
+    match wire {
+        Wire::Anthropic => ("x-api-key", key.to_owned()),
+        Wire::Gemini => ("x-goog-api-key", key.to_owned()),
+        _ if profile == "azure-openai" => ("api-key", key.to_owned()),
+        _ => ("authorization", format!("Bearer {key}")),
+    }
+}
+
+/// The URL that lists a wire's models, for the wires whose list is not
+/// OpenAI's `{base}/models`: Gemini's `…/models` (under the same version
+/// rules as [`endpoint`]) and Ollama's `{base}/api/tags`. `None` for the
+/// others. `base` has no trailing `/`.
+pub(crate) fn models_url(wire: Wire, base: &str) -> Option<String> {
+    match wire {
+        Wire::Gemini => Some(gemini_models_url(base)),
+        Wire::Ollama => Some(format!("{base}/api/tags")),
+        _ => None,
+    }
+}
+
+/// `…/models` of a Gemini base: itself when it ends in `/models` (Vertex AI),
+/// below its version segment when it has one, else below `/v1beta`.
+fn gemini_models_url(base: &str) -> String {
+    if ends_with_segment(base, &["models"]) {
+        base.to_owned()
+    } else if ends_with_segment(base, &["v1", "v1beta", "v1alpha"]) {
+        format!("{base}/models")
+    } else {
+        format!("{base}/v1beta/models")
+    }
+}
+
+/// `text` percent-encoded as one path segment (unreserved characters and `:`
+/// stay as they are).
+fn path_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b':') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// Whether the last path segment of `base` is one of `names`.

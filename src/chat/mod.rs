@@ -10,7 +10,7 @@
 //! through [`Router::route`](crate::Router::route).
 
 mod conversation;
-mod endpoint;
+pub(crate) mod endpoint;
 mod error;
 
 #[cfg(test)]

@@ -334,16 +334,24 @@ fn endpoint_errors() {
         Err(ChatError::InvalidModel { .. })
     ));
     assert!(matches!(
-        endpoint(
-            "bedrock",
-            Wire::Bedrock,
-            "https://bedrock-runtime.us-east-1.amazonaws.com",
-            "m",
-            None
-        ),
-        Err(ChatError::UnsupportedWire {
-            wire: "bedrock",
-            ..
-        })
+        endpoint("bedrock", Wire::Bedrock, "https://b.test", " ", None),
+        Err(ChatError::InvalidModel { .. })
     ));
+}
+
+#[test]
+fn bedrock_endpoint_takes_the_model_id_as_one_segment_and_a_bearer_key() {
+    let found = endpoint(
+        "bedrock",
+        Wire::Bedrock,
+        "https://bedrock-runtime.us-east-1.amazonaws.com/",
+        "arn:aws:bedrock:us-east-1:1:inference-profile/us.anthropic.claude-v1:0",
+        Some("k"),
+    )
+    .unwrap();
+    assert_eq!(
+        found.url,
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/arn:aws:bedrock:us-east-1:1:inference-profile%2Fus.anthropic.claude-v1:0/converse-stream"
+    );
+    assert_eq!(found.headers[1], ("authorization", "Bearer k".to_owned()));
 }

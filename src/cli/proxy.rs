@@ -32,8 +32,9 @@ pub(crate) struct ProxyArgs {
     upstream: String,
     /// The upstream's provider profile: an OpenAI-compatible one (`vllm`,
     /// `llamacpp`, `lmstudio`, `openai-compatible`, `ollama-openai`,
-    /// `openai`, …). Its dialects are detected in the text and its key
-    /// variable is read.
+    /// `openai`, …), `anthropic`, `gemini`, `vertex`, `ollama` (native) or
+    /// `bedrock` (a Bedrock API key; no SigV4). Its dialects are detected in
+    /// the text and its key variable is read.
     #[arg(long, value_name = "NAME")]
     provider: String,
     /// Require `Authorization: Bearer TOKEN` (or `x-api-key: TOKEN`) on every

@@ -43,6 +43,7 @@ pub(crate) mod xml_text;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use content::image_format;
 pub use dialect::{Dialect, UnknownDialect};
 pub use note::{ConversionNote, Declarations, NoteKind};
 pub use openai_strict::restore_optional_nulls;

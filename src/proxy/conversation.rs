@@ -252,9 +252,10 @@ async fn send(
     client_key: Option<&str>,
     record: &mut RequestRecord,
 ) -> Result<UpstreamTurn, ApiError> {
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     let bytes = state
         .upstream
-        .post_chat(state.shape().body(body)?, client_key, record)
+        .post_chat(model, state.shape().body(body)?, client_key, record)
         .await?;
     let session = RouteSession::with_adapter_config(
         state.wire,

@@ -20,7 +20,7 @@ pub enum ProxyError {
     },
     /// The profile's wire is not the one this front door forwards to.
     #[error(
-        "provider `{provider}` speaks the `{wire}` wire; the proxy forwards to OpenAI-compatible upstreams (`openai`, `vllm`, `llamacpp`, `lmstudio`, `openai-compatible`, `ollama-openai`, …) and to Anthropic (`anthropic`)"
+        "provider `{provider}` speaks the `{wire}` wire; the proxy forwards to every provider profile's own wire (OpenAI Chat Completions, Anthropic, Gemini, Ollama, Bedrock), not to a Responses upstream: use `openai` or `azure-openai`"
     )]
     UnsupportedWire {
         /// The profile.
@@ -102,14 +102,30 @@ impl ApiError {
     /// it sent one in OpenAI's shape, else one made of its text.
     pub(crate) fn from_upstream(status: StatusCode, body: &[u8]) -> Self {
         let parsed: Option<Value> = serde_json::from_slice(body).ok();
+        let aws_message = parsed
+            .as_ref()
+            .and_then(|v| v.get("message"))
+            .and_then(Value::as_str);
         let error = match parsed.as_ref().and_then(|v| v.get("error")) {
             Some(Value::Object(object)) if object.get("message").is_some_and(Value::is_string) => {
-                Value::Object(object.clone())
+                let mut object = object.clone();
+                // Gemini's `{"code": 429, "message", "status"}` has no `type`.
+                object
+                    .entry("type")
+                    .or_insert_with(|| Value::String(UPSTREAM_ERROR.to_owned()));
+                Value::Object(object)
             }
             // Ollama and others: `{"error": "text"}`.
             Some(Value::String(message)) => {
                 error_object(message, UPSTREAM_ERROR, Some(status.as_str()), None)
             }
+            // Bedrock (AWS): `{"message": "text"}`.
+            None if aws_message.is_some() => error_object(
+                aws_message.unwrap_or_default(),
+                UPSTREAM_ERROR,
+                Some(status.as_str()),
+                None,
+            ),
             _ => {
                 let text = String::from_utf8_lossy(body);
                 let text = text.trim();

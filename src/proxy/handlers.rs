@@ -200,7 +200,8 @@ pub(super) async fn complete_turn(mut turn: Conversation, model: &str) -> Result
     built
 }
 
-/// `GET /v1/models` and `GET /v1/models/{id}`: the upstream's answer as it came.
+/// `GET /v1/models` and `GET /v1/models/{id}`: the upstream's answer as it
+/// came, translated for Gemini and Ollama (`models.rs`).
 pub(crate) async fn models(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
     let client_key = client_key(request.headers());
     // The path as the client wrote it (still percent-encoded), below `/v1/`.
@@ -214,6 +215,19 @@ pub(crate) async fn models(State(state): State<Arc<ProxyState>>, request: Reques
         // `models/../x` would reach another upstream path, with its key.
         return ApiError::bad_request("a model id has no `.` or `..` path segment", None)
             .into_response();
+    }
+    if state.wire == Wire::Bedrock {
+        return super::models::bedrock_has_no_list();
+    }
+    if let Some(list_url) = state.upstream.models_url() {
+        return super::models::translated(
+            &state.upstream,
+            state.wire,
+            &list_url,
+            &path,
+            client_key.as_deref(),
+        )
+        .await;
     }
     match state.upstream.get(&path, client_key.as_deref()).await {
         Ok(passed) => {

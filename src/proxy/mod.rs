@@ -11,6 +11,12 @@
 //! The OpenAI Responses door (`responses/`, `POST /v1/responses`) does the
 //! same for a Responses request, writing Responses events or one `response`.
 //!
+//! Whatever the door, the upstream may speak another wire than Chat
+//! Completions: `to_anthropic.rs`, `to_gemini.rs`, `to_ollama.rs` and
+//! `to_bedrock.rs` translate the request (`chat_body.rs` reads it for them),
+//! `models.rs` translates the model lists, and the router reads the answer
+//! with the profile's adapter.
+//!
 //! [`serve_proxy`] binds and serves ([`ProxyOptions`], [`ProxyServer`]);
 //! `request.rs` reads the client's request, `upstream.rs` reaches the model
 //! server, `turn.rs` routes its answer (`record.rs` keeps each request's tracing
@@ -21,6 +27,7 @@
 //! [`RouteSession`]: crate::RouteSession
 
 mod anthropic;
+mod chat_body;
 mod chunks;
 mod completion;
 mod conversation;
@@ -28,6 +35,7 @@ mod error;
 mod faults;
 mod handlers;
 mod meta;
+mod models;
 mod options;
 mod record;
 mod request;
@@ -35,6 +43,9 @@ mod responses;
 mod server;
 mod text_tools;
 mod to_anthropic;
+mod to_bedrock;
+mod to_gemini;
+mod to_ollama;
 mod turn;
 mod upstream;
 

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::error::ApiError;
 use toolrouter_providers::Wire;
 
-use super::{text_tools, to_anthropic};
+use super::{text_tools, to_anthropic, to_bedrock, to_gemini, to_ollama};
 use crate::core::{JsonObject, ToolCatalog, ToolShape, echo};
 
 /// A client's request, checked.
@@ -104,7 +104,8 @@ impl ChatRequest {
 /// What the upstream takes: its wire, and whether tools go as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct UpstreamShape {
-    /// The upstream's wire: OpenAI Chat Completions or Anthropic Messages.
+    /// The upstream's wire: OpenAI Chat Completions, Anthropic Messages,
+    /// Gemini, native Ollama or Bedrock Converse.
     pub(crate) wire: Wire,
     /// `--text-tools`: the tools are taught in the system prompt.
     pub(crate) text_tools: bool,
@@ -113,9 +114,10 @@ pub(crate) struct UpstreamShape {
 impl UpstreamShape {
     /// The body sent upstream for a Chat Completions request (any door's,
     /// the other doors' translated first): with `text_tools`, rewritten
-    /// for an upstream without tool support ([`text_tools::teach`]); for an
-    /// Anthropic upstream, translated into a Messages request
-    /// ([`to_anthropic::messages_body`]).
+    /// for an upstream without tool support ([`text_tools::teach`]); for
+    /// another wire than Chat Completions, translated into its request
+    /// ([`to_anthropic::messages_body`], [`to_gemini::generate_body`],
+    /// [`to_ollama::chat_body`], [`to_bedrock::converse_body`]).
     pub(crate) fn body(self, object: &Map<String, Value>) -> Result<Vec<u8>, ApiError> {
         let mut owned = None;
         if self.text_tools {
@@ -123,10 +125,16 @@ impl UpstreamShape {
             text_tools::teach(&mut taught)?;
             owned = Some(taught);
         }
-        if self.wire == Wire::Anthropic {
-            owned = Some(to_anthropic::messages_body(
-                owned.as_ref().unwrap_or(object),
-            )?);
+        type Translate = fn(&Map<String, Value>) -> Result<Map<String, Value>, ApiError>;
+        let translate: Option<Translate> = match self.wire {
+            Wire::Anthropic => Some(to_anthropic::messages_body),
+            Wire::Gemini => Some(to_gemini::generate_body),
+            Wire::Ollama => Some(to_ollama::chat_body),
+            Wire::Bedrock => Some(to_bedrock::converse_body),
+            _ => None,
+        };
+        if let Some(translate) = translate {
+            owned = Some(translate(owned.as_ref().unwrap_or(object))?);
         }
         serde_json::to_vec(owned.as_ref().unwrap_or(object)).map_err(|e| {
             ApiError::bad_request(format!("the request cannot be written again: {e}"), None)

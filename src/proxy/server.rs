@@ -76,8 +76,9 @@ impl ProxyServer {
 
 /// Starts a proxy: binds `options.listen` and forwards to `options.upstream`.
 ///
-/// Refused before binding: an unknown profile, a profile whose wire is
-/// neither OpenAI Chat Completions nor Anthropic Messages, an upstream URL that is not `http(s)://`, a
+/// Refused before binding: an unknown profile, the OpenAI Responses wire (as
+/// an upstream: every profile's own wire is served), an upstream URL that is
+/// not `http(s)://`, a
 /// non-loopback address without [`allow_remote`](ProxyOptions::allow_remote)
 /// and a bearer token, and a bearer token together with
 /// [`UpstreamKey::Forward`] (both would read `Authorization`).
@@ -85,7 +86,10 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
     let found = find_profile(&options.provider).map_err(|_| ProxyError::UnknownProvider {
         name: options.provider.clone(),
     })?;
-    if !matches!(found.wire, Wire::OpenAiChat | Wire::Anthropic) {
+    if !matches!(
+        found.wire,
+        Wire::OpenAiChat | Wire::Anthropic | Wire::Gemini | Wire::Ollama | Wire::Bedrock
+    ) {
         return Err(ProxyError::UnsupportedWire {
             provider: found.profile.name.clone(),
             wire: found.wire.as_str(),

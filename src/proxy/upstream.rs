@@ -11,6 +11,7 @@ use super::error::{ApiError, ProxyError};
 use super::options::{ProxyOptions, UpstreamKey};
 use super::record::RequestRecord;
 use crate::chat::endpoint;
+use crate::chat::endpoint::{key_header, models_url};
 
 /// The Messages API version sent to an Anthropic upstream (the one the
 /// router's Anthropic adapter reads).
@@ -29,7 +30,9 @@ pub(crate) struct Upstream {
     wire: Wire,
     /// The base URL, without a trailing `/`.
     base: String,
-    chat_url: String,
+    /// The chat URL; `None` for the wires that put the model in it (Gemini,
+    /// Bedrock), whose URL is made per request.
+    chat_url: Option<String>,
     key_source: UpstreamKey,
     /// The profile's key, read once.
     env_key: Option<String>,
@@ -61,7 +64,10 @@ impl Upstream {
         wire: Wire,
     ) -> Result<Self, ProxyError> {
         let base = options.upstream.trim_end_matches('/').to_owned();
-        let chat = endpoint(&profile.name, wire, &base, "", None).map_err(|e| {
+        let per_model = model_in_url(wire);
+        // A model stands in for the check of the base URL where the URL takes one.
+        let model = if per_model { "m" } else { "" };
+        let chat = endpoint(&profile.name, wire, &base, model, None).map_err(|e| {
             ProxyError::InvalidUpstream {
                 url: options.upstream.clone(),
                 reason: e.to_string(),
@@ -83,7 +89,7 @@ impl Upstream {
             profile,
             wire,
             base,
-            chat_url: chat.url,
+            chat_url: (!per_model).then_some(chat.url),
             key_source: options.upstream_key,
             env_key: profile.api_key_from_env(),
         })
@@ -94,23 +100,31 @@ impl Upstream {
         &self.base
     }
 
-    /// Sends a chat request; a success gives its body as a byte stream.
+    /// Sends a chat request for `model` (the URL's, on the wires that put it
+    /// there); a success gives its body as a byte stream.
     pub(crate) async fn post_chat(
         &self,
+        model: &str,
         body: Vec<u8>,
         client_key: Option<&str>,
         record: &mut RequestRecord,
     ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, reqwest::Error>>, ApiError> {
+        let url = match &self.chat_url {
+            Some(url) => std::borrow::Cow::Borrowed(url.as_str()),
+            None => std::borrow::Cow::Owned(self.model_url(model)?),
+        };
         let mut headers = self.headers(client_key);
         headers.insert(
             http::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        headers.insert(
-            http::header::ACCEPT,
-            HeaderValue::from_static("text/event-stream"),
-        );
-        let request = self.client.post(&self.chat_url).headers(headers).body(body);
+        let accept = match self.wire {
+            Wire::Ollama => "application/x-ndjson",
+            Wire::Bedrock => "application/vnd.amazon.eventstream",
+            _ => "text/event-stream",
+        };
+        headers.insert(http::header::ACCEPT, HeaderValue::from_static(accept));
+        let request = self.client.post(url.as_ref()).headers(headers).body(body);
         let response = request.send().await.map_err(unreachable)?;
         let status = response.status();
         record.upstream_answered(status);
@@ -136,6 +150,32 @@ impl Upstream {
         Ok(response.bytes_stream().boxed())
     }
 
+    /// The chat URL for `model` on a wire that puts the model in the URL.
+    fn model_url(&self, model: &str) -> Result<String, ApiError> {
+        endpoint(&self.profile.name, self.wire, &self.base, model, None)
+            .map(|found| found.url)
+            .map_err(|_| {
+                ApiError::bad_request(
+                    format!(
+                        "a {} upstream takes the model in its URL: `model` must name one (no spaces, `/`, `?` or `#`)",
+                        self.wire.as_str()
+                    ),
+                    Some("model"),
+                )
+            })
+    }
+
+    /// The URL of the model list on the wires whose list is not OpenAI's
+    /// (Gemini, Ollama); `None` for the others.
+    pub(crate) fn models_url(&self) -> Option<String> {
+        models_url(self.wire, &self.base)
+    }
+
+    /// The profile's name (the `owned_by` of a translated model list).
+    pub(crate) fn provider(&self) -> &str {
+        &self.profile.name
+    }
+
     /// `GET {base}/{path}`, passed through: a success as it came, a failure as
     /// an `ApiError` with the upstream's status.
     pub(crate) async fn get(
@@ -150,9 +190,18 @@ impl Upstream {
         } else {
             format!("{}/{path}", self.base)
         };
+        self.get_url(&url, client_key).await
+    }
+
+    /// `GET url` with the key, passed through as [`get`](Self::get) does.
+    pub(crate) async fn get_url(
+        &self,
+        url: &str,
+        client_key: Option<&str>,
+    ) -> Result<Passed, ApiError> {
         let response = self
             .client
-            .get(&url)
+            .get(url)
             .headers(self.headers(client_key))
             .send()
             .await
@@ -198,26 +247,24 @@ impl Upstream {
         };
         let mut headers = HeaderMap::new();
         let Some(key) = key else { return headers };
-        let Ok(found) = endpoint(&self.profile.name, self.wire, &self.base, "", Some(key)) else {
+        let (name, value) = key_header(&self.profile.name, self.wire, key);
+        let Ok(mut value) = HeaderValue::from_str(&value) else {
+            // A key that is no valid header value is not sent.
+            tracing::warn!(
+                header = name,
+                "the upstream key is not a valid header value"
+            );
             return headers;
         };
-        for (name, value) in found.headers {
-            if name == "content-type" {
-                continue;
-            }
-            let Ok(mut value) = HeaderValue::from_str(&value) else {
-                // A key that is no valid header value is not sent.
-                tracing::warn!(
-                    header = name,
-                    "the upstream key is not a valid header value"
-                );
-                continue;
-            };
-            value.set_sensitive(true);
-            headers.insert(HeaderName::from_static(name), value);
-        }
+        value.set_sensitive(true);
+        headers.insert(HeaderName::from_static(name), value);
         headers
     }
+}
+
+/// Whether `wire` puts the model in the chat URL (Gemini, Bedrock).
+fn model_in_url(wire: Wire) -> bool {
+    matches!(wire, Wire::Gemini | Wire::Bedrock)
 }
 
 /// A request that got no answer: `502` (`504` when it timed out).

@@ -18,6 +18,8 @@ mod proxy_anthropic;
 mod proxy_anthropic_upstream;
 mod proxy_cli;
 mod proxy_faults;
+mod proxy_gemini_upstream;
+mod proxy_ollama_bedrock_upstream;
 mod proxy_python;
 mod proxy_responses;
 mod proxy_server_tools;

@@ -61,6 +61,39 @@ impl Reply {
         }
     }
 
+    /// An NDJSON recording (Ollama's native stream), one frame per line.
+    pub fn ndjson(path: impl AsRef<Path>) -> Self {
+        let path = path.as_ref();
+        let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let frames = text
+            .split_inclusive(|b| *b == b'\n')
+            .map(Bytes::copy_from_slice)
+            .collect();
+        Self {
+            status: 200,
+            content_type: "application/x-ndjson",
+            frames,
+            pause: Duration::from_millis(5),
+            cut_after: None,
+            hold_at: None,
+        }
+    }
+
+    /// A binary recording (an AWS event stream) with its content type, sent
+    /// in pieces of `piece` bytes that do not follow its frames.
+    pub fn binary(path: impl AsRef<Path>, content_type: &'static str, piece: usize) -> Self {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        Self {
+            status: 200,
+            content_type,
+            frames: bytes.chunks(piece).map(Bytes::copy_from_slice).collect(),
+            pause: Duration::from_millis(2),
+            cut_after: None,
+            hold_at: None,
+        }
+    }
+
     /// An SSE answer of the given frames (each `data: …\n\n`).
     pub fn frames(frames: impl IntoIterator<Item = String>) -> Self {
         Self {
@@ -121,6 +154,8 @@ impl Reply {
 pub struct Received {
     pub method: Method,
     pub path: String,
+    /// The query string (empty when none).
+    pub query: String,
     pub headers: HeaderMap,
     pub body: Value,
 }
@@ -228,6 +263,7 @@ async fn answer(
         script.received.push(Received {
             method,
             path: uri.path().to_owned(),
+            query: uri.query().unwrap_or("").to_owned(),
             headers,
             body,
         });
