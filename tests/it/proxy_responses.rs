@@ -392,8 +392,9 @@ async fn malformed_and_stateful_requests_get_a_400() {
         (json!({"model": "m", "input": 3}), "input"),
         (json!({"input": "Hi"}), "model"),
         (
+            // A reference to an item this proxy never wrote.
             json!({"model": "m", "input": [{"type": "item_reference", "id": "x"}]}),
-            "input[0].type",
+            "input[0].id",
         ),
         (
             json!({"model": "m", "input": [{"type": "function_call_output", "output": "x"}]}),
