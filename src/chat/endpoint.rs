@@ -135,18 +135,18 @@ fn gemini_models_url(base: &str) -> String {
     }
 }
 
+/// What [`path_segment`] escapes: all but unreserved characters and `:`.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b':');
+
 /// `text` percent-encoded as one path segment (unreserved characters and `:`
 /// stay as they are).
 fn path_segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b':') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(text, SEGMENT).to_string()
 }
 
 /// Whether the last path segment of `base` is one of `names`.
