@@ -46,6 +46,9 @@
 //!   installed: `python3 -m venv /tmp/litellm && /tmp/litellm/bin/pip install
 //!   'litellm[proxy]'`.
 //!
+//! `--latency-only text|tool|paced` runs that workload's latency pairs and
+//! its floor alone (a short run to watch with `perf`).
+//!
 //! `--bin PATH` names the toolrouter binary (default:
 //! `$CARGO_TARGET_DIR/release/toolrouter`, else `../target/release/toolrouter`).
 //! The client runs on this process's runtime, the upstream on a thread and
@@ -76,6 +79,8 @@ struct Args {
     held: usize,
     litellm: bool,
     litellm_bin: Option<PathBuf>,
+    /// `--latency-only paced`: that workload's latency rows alone (for `perf`).
+    latency_only: Option<Workload>,
 }
 
 fn args() -> Result<Args, String> {
@@ -90,6 +95,7 @@ fn args() -> Result<Args, String> {
         held: 256,
         litellm: false,
         litellm_bin: None,
+        latency_only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -106,9 +112,17 @@ fn args() -> Result<Args, String> {
                 a.litellm = true;
                 a.litellm_bin = Some(value()?.into());
             }
+            "--latency-only" => {
+                a.latency_only = Some(match value()?.as_str() {
+                    "text" => Workload::Text,
+                    "tool" => Workload::Tool,
+                    "paced" => Workload::Paced,
+                    other => return Err(format!("--latency-only {other}: text, tool or paced")),
+                })
+            }
             "-h" | "--help" => {
                 println!(
-                    "bench-proxy [--bin PATH] [--chunks N] [--pairs N] [--secs S] [--held K] [--litellm] [--litellm-bin PATH]"
+                    "bench-proxy [--bin PATH] [--chunks N] [--pairs N] [--secs S] [--held K] [--litellm] [--litellm-bin PATH] [--latency-only text|tool|paced]"
                 );
                 std::process::exit(0);
             }
@@ -156,7 +170,11 @@ async fn bench() -> Result<(), String> {
     let relay = procs::relay(direct).await?;
     let mut report = Report::new(args.chunks);
 
-    for workload in [Workload::Text, Workload::Tool, Workload::Paced] {
+    let workloads = match args.latency_only {
+        Some(w) => vec![w],
+        None => vec![Workload::Text, Workload::Tool, Workload::Paced],
+    };
+    for workload in workloads {
         eprintln!("latency, {workload:?}: {} pairs", args.pairs);
         let warmup = (args.pairs / 10).max(20);
         let before = upstream.accepted();
@@ -184,6 +202,11 @@ async fn bench() -> Result<(), String> {
         report.floor(workload, d, r);
     }
     relay.stop().await;
+    if args.latency_only.is_some() {
+        proxy.stop().await;
+        println!("{}", report.render());
+        return Ok(());
+    }
 
     for concurrency in [1, 64] {
         eprintln!("streams per second, {concurrency} concurrent");

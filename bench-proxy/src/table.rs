@@ -138,9 +138,6 @@ impl Report {
                 met.map(yes).unwrap_or(""),
             ]);
         }
-        if workload == Workload::Paced {
-            return;
-        }
         self.row([
             &format!("{name}: proxy CPU per stream (user + system)"),
             "",

@@ -147,18 +147,34 @@ impl ConnClock {
     }
 
     /// Resolves when the connection's current deadline passes.
+    ///
+    /// One timer serves the connection's life, moved as the deadline moves
+    /// (and left to fire early when the deadline moved later, then moved
+    /// on): a timer made anew after every response, with nothing else in the
+    /// runtime's timer wheel, woke the runtime's driver (an eventfd write and
+    /// one more turn of its loop) per request.
     pub(crate) async fn expired(&self) -> Expired {
+        let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
         loop {
-            match self.deadline() {
-                None => self.changed.notified().await,
-                Some((at, why)) => {
-                    tokio::select! {
-                        () = self.changed.notified() => {}
-                        () = tokio::time::sleep_until(at) => {
-                            if self.deadline() == Some((at, why)) {
-                                return why;
-                            }
-                        }
+            let Some((at, _)) = self.deadline() else {
+                self.changed.notified().await;
+                continue;
+            };
+            let timer = match &mut timer {
+                Some(timer) => {
+                    if timer.deadline() > at || timer.is_elapsed() {
+                        timer.as_mut().reset(at);
+                    }
+                    timer
+                }
+                None => timer.insert(Box::pin(tokio::time::sleep_until(at))),
+            };
+            tokio::select! {
+                () = self.changed.notified() => {}
+                () = timer.as_mut() => {
+                    // The deadline may have moved while the timer ran.
+                    if let Some((at, why)) = self.deadline() && at <= Instant::now() {
+                        return why;
                     }
                 }
             }

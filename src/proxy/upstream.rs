@@ -30,9 +30,10 @@ pub(crate) struct Upstream {
     wire: Wire,
     /// The base URL, without a trailing `/`.
     base: String,
-    /// The chat URL; `None` for the wires that put the model in it (Gemini,
-    /// Bedrock), whose URL is made per request.
-    chat_url: Option<String>,
+    /// The chat URL, parsed once (reqwest would parse a string per request);
+    /// `None` for the wires that put the model in it (Gemini, Bedrock), whose
+    /// URL is made per request.
+    chat_url: Option<reqwest::Url>,
     key_source: UpstreamKey,
     /// The profile's key, read once.
     env_key: Option<String>,
@@ -73,6 +74,16 @@ impl Upstream {
                 reason: e.to_string(),
             }
         })?;
+        let chat_url =
+            match per_model {
+                true => None,
+                false => Some(reqwest::Url::parse(&chat.url).map_err(|e| {
+                    ProxyError::InvalidUpstream {
+                        url: options.upstream.clone(),
+                        reason: e.to_string(),
+                    }
+                })?),
+            };
         let mut client = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             // A redirect could carry the key elsewhere; the SDKs' base URLs
@@ -89,7 +100,7 @@ impl Upstream {
             profile,
             wire,
             base,
-            chat_url: (!per_model).then_some(chat.url),
+            chat_url,
             key_source: options.upstream_key,
             env_key: profile.api_key_from_env(),
         })
@@ -110,8 +121,8 @@ impl Upstream {
         record: &mut RequestRecord,
     ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, reqwest::Error>>, ApiError> {
         let url = match &self.chat_url {
-            Some(url) => std::borrow::Cow::Borrowed(url.as_str()),
-            None => std::borrow::Cow::Owned(self.model_url(model)?),
+            Some(url) => url.clone(),
+            None => self.model_url(model)?,
         };
         let mut headers = self.headers(client_key);
         headers.insert(
@@ -124,7 +135,7 @@ impl Upstream {
             _ => "text/event-stream",
         };
         headers.insert(http::header::ACCEPT, HeaderValue::from_static(accept));
-        let request = self.client.post(url.as_ref()).headers(headers).body(body);
+        let request = self.client.post(url).headers(headers).body(body);
         let response = request.send().await.map_err(unreachable)?;
         let status = response.status();
         record.upstream_answered(status);
@@ -151,10 +162,11 @@ impl Upstream {
     }
 
     /// The chat URL for `model` on a wire that puts the model in the URL.
-    fn model_url(&self, model: &str) -> Result<String, ApiError> {
+    fn model_url(&self, model: &str) -> Result<reqwest::Url, ApiError> {
         endpoint(&self.profile.name, self.wire, &self.base, model, None)
-            .map(|found| found.url)
-            .map_err(|_| {
+            .ok()
+            .and_then(|found| reqwest::Url::parse(&found.url).ok())
+            .ok_or_else(|| {
                 ApiError::bad_request(
                     format!(
                         "a {} upstream takes the model in its URL: `model` must name one (no spaces, `/`, `?` or `#`)",
