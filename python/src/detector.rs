@@ -186,7 +186,8 @@ fn one_event_list<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     if let Some(list) = spare {
         let list = list.bind(py);
-        // The reference count is exact: abi3 builds hold the GIL.
+        // The reference count is exact: the module does not declare itself
+        // free-threading safe, so it always runs under the GIL.
         #[allow(deprecated)]
         let free = list.get_refcnt() == 1;
         if free && list.len() == 1 {
