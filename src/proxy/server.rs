@@ -12,7 +12,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{get, post};
 use http::StatusCode;
-use tokio::task::JoinHandle;
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use toolrouter_providers::{ProviderProfile, Wire, find_profile};
 
@@ -29,14 +29,25 @@ use crate::http_conn::{ConnLimits, Timeouts, constant_time_eq, serve_connections
 /// The path the SDKs take as their base URL.
 pub const PROXY_BASE_PATH: &str = "/v1";
 
-/// A running proxy. Dropping it does not stop it; call
-/// [`shutdown`](Self::shutdown).
+/// A running proxy. It serves until [`shutdown`](Self::shutdown), until its
+/// [`shutdown_token`](Self::shutdown_token) is cancelled, or until it is
+/// dropped: dropping it stops it as `shutdown` does (requests in flight
+/// finish) without waiting. Its serving threads are its own, so a caller's
+/// runtime never waits for them when it shuts down.
 #[derive(Debug)]
 pub struct ProxyServer {
     local_addr: SocketAddr,
     upstream: String,
     shutdown: CancellationToken,
-    task: JoinHandle<()>,
+    /// Resolves (or fails, if its sender is gone) once every serving thread
+    /// has ended; taken by [`wait`](Self::wait).
+    stopped: Option<oneshot::Receiver<()>>,
+}
+
+impl Drop for ProxyServer {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
 }
 
 impl ProxyServer {
@@ -66,10 +77,15 @@ impl ProxyServer {
         self.wait().await;
     }
 
-    /// Waits until the proxy stops (it runs until shut down).
-    pub async fn wait(self) {
-        if let Err(e) = self.task.await {
-            tracing::warn!(error = %e, "the proxy's accept loop ended abnormally");
+    /// Waits until the proxy stops: until its
+    /// [`shutdown_token`](Self::shutdown_token) is cancelled and the requests
+    /// in flight have finished. Dropping this future before then stops the
+    /// proxy, as dropping the proxy does.
+    pub async fn wait(mut self) {
+        if let Some(stopped) = self.stopped.take()
+            && stopped.await.is_err()
+        {
+            tracing::warn!("the proxy's serving threads ended without saying so");
         }
     }
 }
@@ -132,6 +148,8 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
         .with_formats(profile_formats(found.profile));
     let shutdown = CancellationToken::new();
     let items = Arc::new(ItemStore::default());
+    // Should a later thread fail to start, the ones started stop.
+    let started = shutdown.clone().drop_guard();
     let mut threads = Vec::with_capacity(workers);
     for i in 0..workers {
         let worker = Worker {
@@ -150,19 +168,27 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
         threads.push(thread);
     }
     drop(listener);
-    // Waits for the workers off the caller's runtime threads.
-    let task = tokio::task::spawn_blocking(move || {
-        for thread in threads {
-            if thread.join().is_err() {
-                tracing::warn!("a proxy worker thread panicked");
+    // Joins the workers on a thread of its own, not the caller's runtime's
+    // blocking pool: a runtime waits for its blocking tasks when it shuts
+    // down, so a caller that panicked while holding the proxy would hang.
+    let (done, stopped) = oneshot::channel();
+    // Detached: `wait` hears from it through `stopped`.
+    std::thread::Builder::new()
+        .name("toolrouter-proxy-join".to_owned())
+        .spawn(move || {
+            for thread in threads {
+                if thread.join().is_err() {
+                    tracing::warn!("a proxy worker thread panicked");
+                }
             }
-        }
-    });
+            let _ = done.send(());
+        })?;
+    started.disarm();
     Ok(ProxyServer {
         local_addr,
         upstream: upstream_base,
         shutdown,
-        task,
+        stopped: Some(stopped),
     })
 }
 

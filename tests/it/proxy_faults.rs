@@ -428,3 +428,53 @@ async fn serve_proxy_refuses_what_it_cannot_serve_safely() {
     );
     assert!(matches!(e, ProxyError::InvalidUpstream { .. }), "{e}");
 }
+
+/// A caller that panics while holding a proxy (a test whose assertion fails)
+/// fails instead of hanging: dropping the proxy stops it, and the caller's
+/// runtime does not wait for the proxy's serving threads when it shuts down.
+/// Before, a dropped proxy kept serving and the runtime waited on its threads
+/// forever, so such a test hung (a failing Python SDK client in front of a
+/// Gemini upstream was first taken for a proxy hang this way).
+#[test]
+fn a_caller_that_panics_while_holding_a_proxy_fails_and_the_proxy_stops() {
+    let (sent, address) = std::sync::mpsc::channel();
+    // What `#[tokio::test]` does with a body that panics: the panic unwinds
+    // out of `block_on` and drops the runtime.
+    let caller = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let upstream =
+                ReplayServer::start(vec![Reply::sse(recording("openai-compat.answer.sse"))]).await;
+            let proxy = proxy_for(&upstream).await;
+            let answer = fold(&frames(post(&proxy, &request(true)).await).await);
+            assert_eq!(answer.content, "It is 18 °C and sunny in Paris.");
+            sent.send(proxy.local_addr()).unwrap();
+            panic!("an assertion failed while the proxy was held");
+        });
+    });
+    let address = address
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the proxy answered");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !caller.is_finished() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the caller's runtime still waits on the dropped proxy's threads"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(caller.join().is_err(), "the caller's panic comes through");
+    // The proxy stopped with its caller: its port takes no more connections.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(address).is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dropped proxy still accepts connections"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

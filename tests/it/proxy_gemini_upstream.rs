@@ -1,11 +1,14 @@
-//! `toolrouter proxy --provider gemini`: the OpenAI door in front of a Gemini
-//! upstream. The official `openai` SDK runs a tool loop through it against
-//! recorded Gemini streams (`../shared/fixtures/streams/gemini.*`); the upstream
-//! must receive `streamGenerateContent` requests, the SDK Chat Completions
+//! `toolrouter proxy --provider gemini`: the OpenAI and Anthropic doors in
+//! front of a Gemini upstream. reqwest and the official `openai` (streamed and
+//! whole) and `anthropic` SDKs run tool loops through it against recorded
+//! Gemini streams (`../shared/fixtures/streams/gemini.*`); the upstream must
+//! receive `streamGenerateContent` requests, the clients their own wire's
 //! answers. Expectations are written by hand from the recordings and their
 //! `.expect.json` files.
 
 #![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolrouter::{ProxyOptions, UpstreamKey};
@@ -251,5 +254,167 @@ async fn the_model_list_is_translated_into_openais() {
     assert_eq!(received[0].query, "pageSize=1000");
     assert_eq!(received[0].headers["x-goog-api-key"], "sk-client");
     assert_eq!(received[1].path, "/v1/models/gemini-2.5-pro");
+    proxy.shutdown().await;
+}
+
+/// Checks the first turn's call as the SDK folded it.
+fn weather_call(seen: &Value) {
+    let calls = seen["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{seen}");
+    assert_eq!(calls[0]["type"], "function");
+    assert_eq!(calls[0]["name"], "get_weather");
+    assert_eq!(
+        calls[0]["arguments"],
+        json!({"city": "Paris", "unit": "celsius"})
+    );
+    // Gemini's calls carry no id: the router made one up.
+    let id = calls[0]["id"].as_str().unwrap();
+    assert!(id.starts_with("call_"), "{id}");
+}
+
+/// The official `openai` SDK's tool loop (call, the app's tool result, the
+/// final answer) against a Gemini upstream, streamed (`loop`) and whole
+/// (`loop_complete`). Within a minute: a loop that hangs fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openai_sdk_runs_a_tool_loop_against_a_gemini_upstream_streamed_and_whole() {
+    for scenario in ["loop", "loop_complete"] {
+        let upstream =
+            ReplayServer::start(vec![stream("gemini.single.sse"), stream("gemini.text.sse")]).await;
+        let proxy = gemini_proxy(&upstream).await;
+        let seen = tokio::time::timeout(
+            Duration::from_secs(60),
+            crate::proxy_python::app(scenario, &proxy.url()),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("the SDK's `{scenario}` hung"));
+        // gemini.single.sse.expect.json, then gemini.text.sse.expect.json.
+        let (first, second) = (&seen["first"], &seen["second"]);
+        assert_eq!(
+            first["content"], "Let me check the current weather in Paris for you.",
+            "{scenario}"
+        );
+        weather_call(first);
+        assert_eq!(first["finish_reason"], "tool_calls");
+        assert_eq!(
+            second["content"],
+            "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
+        );
+        assert_eq!(second["tool_calls"], json!([]));
+        assert_eq!(second["finish_reason"], "stop");
+        if scenario == "loop_complete" {
+            // usageMetadata: 96 prompt, 12 candidates, 108 in all.
+            let usage = json!({"prompt_tokens": 96, "completion_tokens": 12, "total_tokens": 108});
+            assert_eq!(first["usage"], usage);
+            assert_eq!(second["usage"], usage);
+            assert_eq!(first["object"], "chat.completion");
+        }
+        // The second request carried the call and the app's result upstream.
+        let received = upstream.received();
+        assert_eq!(received.len(), 2, "{scenario}");
+        assert_eq!(received[1].path, "/v1/models/m:streamGenerateContent");
+        assert_eq!(
+            received[1].body["contents"],
+            json!([
+                {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
+                {"role": "model", "parts": [
+                    {"text": "Let me check the current weather in Paris for you."},
+                    {"functionCall": {"name": "get_weather",
+                                      "args": {"city": "Paris", "unit": "celsius"}}}]},
+                {"role": "user", "parts": [
+                    {"functionResponse": {"name": "get_weather",
+                                          "response": {"output": "18 °C and sunny"}}}]}
+            ])
+        );
+        proxy.shutdown().await;
+    }
+}
+
+/// The official `anthropic` SDK's streamed tool loop on the Messages door,
+/// against a Gemini upstream. Within a minute: a loop that hangs fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_anthropic_sdk_runs_a_tool_loop_against_a_gemini_upstream() {
+    let upstream =
+        ReplayServer::start(vec![stream("gemini.single.sse"), stream("gemini.text.sse")]).await;
+    let proxy = gemini_proxy(&upstream).await;
+    let seen = tokio::time::timeout(
+        Duration::from_secs(60),
+        crate::proxy_anthropic::app("loop", &proxy),
+    )
+    .await
+    .expect("the SDK's loop hung");
+    let first = &seen["first"];
+    assert_eq!(first["stop_reason"], "tool_use");
+    let content = first["content"].as_array().unwrap();
+    assert_eq!(content.len(), 2, "{first}");
+    assert_eq!(
+        content[0],
+        json!({"type": "text", "text": "Let me check the current weather in Paris for you."})
+    );
+    assert_eq!(content[1]["name"], "get_weather");
+    assert_eq!(
+        content[1]["input"],
+        json!({"city": "Paris", "unit": "celsius"})
+    );
+    assert_eq!(
+        seen["second"]["content"],
+        json!([{"type": "text",
+                "text": "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"}])
+    );
+    assert_eq!(seen["second"]["stop_reason"], "end_turn");
+    assert_eq!(
+        seen["second"]["usage"],
+        json!({"input_tokens": 96, "output_tokens": 12})
+    );
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(
+        received[1].body["contents"][2],
+        json!({"role": "user", "parts": [
+            {"functionResponse": {"name": "get_weather",
+                                  "response": {"output": "18 °C and sunny"}}}]})
+    );
+    proxy.shutdown().await;
+}
+
+/// Two calls in one Gemini turn and no text (`gemini.parallel.sse`): the app
+/// sends `content: null` and two tool results, which go upstream as one
+/// `user` turn of two `functionResponse` parts, each named after its call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openai_sdk_answers_two_gemini_calls_of_one_turn() {
+    let upstream = ReplayServer::start(vec![
+        stream("gemini.parallel.sse"),
+        stream("gemini.text.sse"),
+    ])
+    .await;
+    let proxy = gemini_proxy(&upstream).await;
+    let seen = tokio::time::timeout(
+        Duration::from_secs(60),
+        crate::proxy_python::app("loop", &proxy.url()),
+    )
+    .await
+    .expect("the SDK's loop hung");
+    let calls = seen["first"]["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2, "{seen}");
+    assert_eq!(calls[0]["name"], "get_weather");
+    assert_eq!(calls[1]["name"], "get_time");
+    assert_eq!(calls[1]["arguments"], json!({"timezone": "Asia/Tokyo"}));
+    assert_eq!(seen["first"]["content"], "");
+    assert_eq!(seen["first"]["finish_reason"], "tool_calls");
+    assert_eq!(seen["second"]["finish_reason"], "stop");
+    assert_eq!(
+        upstream.received()[1].body["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "get_weather",
+                                  "args": {"city": "Paris", "unit": "celsius"}}},
+                {"functionCall": {"name": "get_time", "args": {"timezone": "Asia/Tokyo"}}}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "get_weather",
+                                      "response": {"output": "18 °C and sunny"}}},
+                {"functionResponse": {"name": "get_time",
+                                      "response": {"output": "get_time: done"}}}]}
+        ])
+    );
     proxy.shutdown().await;
 }

@@ -1,6 +1,7 @@
 //! `toolrouter proxy --provider ollama` and `--provider bedrock`: the OpenAI
 //! door in front of native Ollama (`/api/chat`, NDJSON) and Bedrock
-//! (ConverseStream, the AWS binary event stream), replaying recordings from
+//! (ConverseStream, the AWS binary event stream), and the official `anthropic`
+//! SDK's tool loop on the Messages door in front of both, replaying recordings from
 //! `../shared/fixtures/streams/`. Expectations are written by hand from the
 //! recordings and their `.expect.json` files.
 
@@ -253,4 +254,102 @@ async fn bedrock_errors_come_back_with_their_status_and_it_has_no_model_list() {
     assert_eq!(error["error"]["code"], "model_list_unavailable");
     assert_eq!(upstream.received().len(), 2);
     proxy.shutdown().await;
+}
+
+/// The official `anthropic` SDK's streamed tool loop (call, the app's tool
+/// result, the next answer) on the Messages door, in front of `provider`'s
+/// upstream answering with `replies`; what the SDK saw and what the upstream
+/// received. Within a minute: a loop that hangs fails.
+async fn anthropic_sdk_loop(provider: &str, replies: Vec<Reply>) -> (Value, Vec<Value>) {
+    let upstream = ReplayServer::start(replies).await;
+    let proxy = proxy_to(&upstream, provider).await;
+    let seen = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        crate::proxy_anthropic::app("loop", &proxy),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("the SDK's loop against {provider} hung"));
+    proxy.shutdown().await;
+    let received = upstream.received().into_iter().map(|r| r.body).collect();
+    (seen, received)
+}
+
+/// The first turn of `ollama.single.ndjson` and `bedrock.single.eventstream`
+/// (their `.expect.json`) as the SDK's message content.
+fn weather_turn(id: &str) -> Value {
+    json!([
+        {"type": "text", "text": "Let me check the current weather in Paris for you."},
+        {"type": "tool_use", "id": id, "name": "get_weather",
+         "input": {"city": "Paris", "unit": "celsius"}}])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_anthropic_sdk_runs_a_tool_loop_against_an_ollama_upstream() {
+    let (seen, received) = anthropic_sdk_loop(
+        "ollama",
+        vec![
+            Reply::ndjson(recording("ollama.single.ndjson")),
+            Reply::ndjson(recording("ollama.text.ndjson")),
+        ],
+    )
+    .await;
+    assert_eq!(seen["first"]["content"], weather_turn("call_k3x9q2ab"));
+    assert_eq!(seen["first"]["stop_reason"], "tool_use");
+    // ollama.text.ndjson.expect.json; prompt_eval_count 188, eval_count 41.
+    assert_eq!(
+        seen["second"]["content"],
+        json!([{"type": "text",
+                "text": "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"}])
+    );
+    assert_eq!(seen["second"]["stop_reason"], "end_turn");
+    assert_eq!(
+        seen["second"]["usage"],
+        json!({"input_tokens": 188, "output_tokens": 41})
+    );
+    assert_eq!(received.len(), 2);
+    assert_eq!(
+        received[1]["messages"],
+        json!([
+            {"role": "user", "content": "What is the weather in Paris?"},
+            {"role": "assistant", "content": "Let me check the current weather in Paris for you.",
+             "tool_calls": [{"function": {"name": "get_weather",
+                                          "arguments": {"city": "Paris", "unit": "celsius"}}}]},
+            {"role": "tool", "content": "18 °C and sunny", "tool_name": "get_weather"}])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_anthropic_sdk_runs_a_tool_loop_against_a_bedrock_upstream() {
+    // No recorded Bedrock event stream ends in text alone: the second answer
+    // is `bedrock.unicode.eventstream`, text and another call.
+    let (seen, received) = anthropic_sdk_loop(
+        "bedrock",
+        vec![
+            eventstream("bedrock.single.eventstream"),
+            eventstream("bedrock.unicode.eventstream"),
+        ],
+    )
+    .await;
+    let id = "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q";
+    assert_eq!(seen["first"]["content"], weather_turn(id));
+    assert_eq!(seen["first"]["stop_reason"], "tool_use");
+    let second = seen["second"]["content"].as_array().unwrap();
+    assert_eq!(second.len(), 2, "{second:?}");
+    assert_eq!(second[0], json!({"type": "text", "text": "好的 👍"}));
+    assert_eq!(second[1]["id"], "tooluse_Un1c0dEaBcDeFgHiJkLmNo");
+    assert_eq!(second[1]["name"], "send_email");
+    assert_eq!(second[1]["input"]["to"], "李雷");
+    assert_eq!(seen["second"]["stop_reason"], "tool_use");
+    assert_eq!(received.len(), 2);
+    assert_eq!(
+        received[1]["messages"],
+        json!([
+            {"role": "user", "content": [{"text": "What is the weather in Paris?"}]},
+            {"role": "assistant", "content": [
+                {"text": "Let me check the current weather in Paris for you."},
+                {"toolUse": {"toolUseId": id, "name": "get_weather",
+                             "input": {"city": "Paris", "unit": "celsius"}}}]},
+            {"role": "user", "content": [
+                {"toolResult": {"toolUseId": id, "content": [{"text": "18 °C and sunny"}]}}]}])
+    );
 }

@@ -37,6 +37,14 @@ def get_weather(city, unit="celsius"):
     return "18 °C and sunny" if city == "Paris" else "unknown"
 
 
+def run_tool(name, arguments):
+    """The app's tools by name; a call of another tool (a recording's
+    `get_time`) gets a fixed answer, so a loop goes on to its second turn."""
+    if name == "get_weather":
+        return get_weather(**arguments)
+    return f"{name}: done"
+
+
 def read_stream(stream):
     """Folds a stream of chunks the way an app does; counts argument fragments."""
     seen = {"content": "", "reasoning": "", "tool_calls": {}, "finish_reason": None,
@@ -214,9 +222,11 @@ def main():
         out = read_stream(stream)
     elif scenario == "complete":
         out = read_completion(create(model="m", messages=MESSAGES, tools=TOOLS))
-    elif scenario == "loop":
+    elif scenario in ("loop", "loop_complete"):
+        stream = scenario == "loop"
+        read = read_stream if stream else read_completion
         messages = list(MESSAGES)
-        first = read_stream(create(model="m", messages=messages, tools=TOOLS, stream=True))
+        first = read(create(model="m", messages=messages, tools=TOOLS, stream=stream))
         messages.append({
             "role": "assistant",
             "content": first["content"] or None,
@@ -228,8 +238,8 @@ def main():
         })
         for call in first["tool_calls"]:
             messages.append({"role": "tool", "tool_call_id": call["id"],
-                             "content": get_weather(**call["arguments"])})
-        second = read_stream(create(model="m", messages=messages, tools=TOOLS, stream=True))
+                             "content": run_tool(call["name"], call["arguments"])})
+        second = read(create(model="m", messages=messages, tools=TOOLS, stream=stream))
         out = {"first": first, "second": second}
     elif scenario == "error":
         try:
