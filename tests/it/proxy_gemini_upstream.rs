@@ -108,7 +108,8 @@ async fn a_streamed_tool_loop_against_a_gemini_upstream() {
             {"role": "model", "parts": [
                 {"text": "Let me check the current weather in Paris for you."},
                 {"functionCall": {"name": "get_weather",
-                                  "args": {"city": "Paris", "unit": "celsius"}}}]},
+                                  "args": {"city": "Paris", "unit": "celsius"}},
+                 "thoughtSignature": "skip_thought_signature_validator"}]},
             {"role": "user", "parts": [
                 {"functionResponse": {"name": "get_weather",
                                       "response": {"output": "18 °C and sunny"}}}]}
@@ -149,7 +150,8 @@ async fn the_request_fields_are_translated_field_by_field() {
         "contents": [
             {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
             {"role": "model", "parts": [
-                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]},
+                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}},
+                 "thoughtSignature": "skip_thought_signature_validator"}]},
             {"role": "user", "parts": [
                 {"functionResponse": {"name": "get_weather", "response": {"output": "18 °C"}}},
                 {"text": "And the time in Tokyo?"}]}],
@@ -319,7 +321,8 @@ async fn the_openai_sdk_runs_a_tool_loop_against_a_gemini_upstream_streamed_and_
                 {"role": "model", "parts": [
                     {"text": "Let me check the current weather in Paris for you."},
                     {"functionCall": {"name": "get_weather",
-                                      "args": {"city": "Paris", "unit": "celsius"}}}]},
+                                      "args": {"city": "Paris", "unit": "celsius"}},
+                     "thoughtSignature": "skip_thought_signature_validator"}]},
                 {"role": "user", "parts": [
                     {"functionResponse": {"name": "get_weather",
                                           "response": {"output": "18 °C and sunny"}}}]}
@@ -367,6 +370,16 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_a_gemini_upstream() {
     );
     let received = upstream.received();
     assert_eq!(received.len(), 2);
+    // The Messages door has no place for Gemini's signature: the call goes
+    // back with the value that skips Gemini's check.
+    assert_eq!(
+        received[1].body["contents"][1],
+        json!({"role": "model", "parts": [
+            {"text": "Let me check the current weather in Paris for you."},
+            {"functionCall": {"name": "get_weather",
+                              "args": {"city": "Paris", "unit": "celsius"}},
+             "thoughtSignature": "skip_thought_signature_validator"}]})
+    );
     assert_eq!(
         received[1].body["contents"][2],
         json!({"role": "user", "parts": [
@@ -407,7 +420,8 @@ async fn the_openai_sdk_answers_two_gemini_calls_of_one_turn() {
             {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
             {"role": "model", "parts": [
                 {"functionCall": {"name": "get_weather",
-                                  "args": {"city": "Paris", "unit": "celsius"}}},
+                                  "args": {"city": "Paris", "unit": "celsius"}},
+                 "thoughtSignature": "skip_thought_signature_validator"},
                 {"functionCall": {"name": "get_time", "args": {"timezone": "Asia/Tokyo"}}}]},
             {"role": "user", "parts": [
                 {"functionResponse": {"name": "get_weather",
