@@ -2,7 +2,9 @@
 //! SSE frames, written as they come: text as `delta.content`, reasoning as
 //! `delta.reasoning_content`, every call (structured or found in the text) as
 //! `delta.tool_calls` entries whose `function.arguments` fragments follow the
-//! detector's, then the finish chunk, the usage chunk when asked for, and
+//! detector's (a call's provider signature, Gemini's `thoughtSignature`, on
+//! its first entry as `extra_content.google.thought_signature`, where Google's
+//! OpenAI-compatible endpoint puts it), then the finish chunk, the usage chunk when asked for, and
 //! `data: [DONE]`. A failed turn ends with `data: {"error": {...}}` instead.
 
 use crate::proxy::faults::Faults;
@@ -24,6 +26,8 @@ pub(crate) struct ChunkWriter {
     role_sent: bool,
     /// The calls announced to the client; a call's position is its `index`.
     calls: Vec<AnnouncedCall>,
+    /// The signature of the call about to start (router index, signature).
+    signature: Option<(usize, String)>,
     usage: Option<Usage>,
     faults: Faults,
     /// The `code` of the error event the stream ended with.
@@ -66,6 +70,28 @@ struct ToolCallOut<'a> {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     kind: Option<&'static str>,
     function: FunctionOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra_content: Option<ExtraContent<'a>>,
+}
+
+/// A call's `extra_content`: `{"google": {"thought_signature"}}`.
+#[derive(Serialize)]
+pub(crate) struct ExtraContent<'a> {
+    google: GoogleExtra<'a>,
+}
+
+#[derive(Serialize)]
+struct GoogleExtra<'a> {
+    thought_signature: &'a str,
+}
+
+impl<'a> ExtraContent<'a> {
+    /// The `extra_content` of a call Gemini signed.
+    pub(crate) fn signed(thought_signature: &'a str) -> Self {
+        Self {
+            google: GoogleExtra { thought_signature },
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -83,6 +109,7 @@ impl ChunkWriter {
             include_usage,
             role_sent: false,
             calls: Vec::new(),
+            signature: None,
             usage: None,
             faults: Faults::default(),
             failure: None,
@@ -118,6 +145,7 @@ impl ChunkWriter {
                 name: None,
                 arguments: fragment,
             },
+            extra_content: None,
         };
         self.delta(
             meta,
@@ -288,12 +316,16 @@ impl FrameWriter for ChunkWriter {
                     },
                 );
             }
+            RouteEvent::CallSignature { index, signature } => {
+                self.signature = Some((index, signature));
+            }
             RouteEvent::Detect(DetectEvent::CallStart {
                 index,
                 id,
                 name,
                 format,
             }) => {
+                let signature = self.signature.take().filter(|(of, _)| *of == index);
                 let call = ToolCallOut {
                     index: self.calls.len(),
                     id: Some(&id),
@@ -302,6 +334,7 @@ impl FrameWriter for ChunkWriter {
                         name: Some(&name),
                         arguments: "",
                     },
+                    extra_content: signature.as_ref().map(|(_, s)| ExtraContent::signed(s)),
                 };
                 self.delta(
                     meta,

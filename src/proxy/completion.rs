@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
-use super::chunks::{finish_reason, usage_object};
+use super::chunks::{ExtraContent, finish_reason, usage_object};
 use super::error::{ApiError, UPSTREAM_ERROR};
 use super::faults::error_code;
 use super::meta::ChunkMeta;
@@ -21,6 +21,8 @@ pub(crate) struct CompletionBuilder {
     refusal: String,
     /// Completed calls with their index (the order they began in).
     calls: Vec<(usize, ToolCall)>,
+    /// The calls' provider signatures, by index (Gemini's `thoughtSignature`).
+    signatures: Vec<(usize, String)>,
     usage: Option<Usage>,
     /// The first stream error.
     error: Option<(ErrorKind, String)>,
@@ -40,6 +42,9 @@ impl CompletionBuilder {
                 RouteEvent::Refusal { text } => self.refusal.push_str(&text),
                 RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
                     self.calls.push((index, *call))
+                }
+                RouteEvent::CallSignature { index, signature } => {
+                    self.signatures.push((index, signature))
                 }
                 RouteEvent::Usage { usage } => self.usage = Some(usage),
                 RouteEvent::ProviderError { kind, message } => {
@@ -91,14 +96,22 @@ impl CompletionBuilder {
             let calls: Vec<Value> = self
                 .calls
                 .iter()
-                .map(|(_, call)| {
+                .map(|(index, call)| {
                     let arguments =
                         serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
-                    json!({
+                    let mut out = json!({
                         "id": call.id,
                         "type": "function",
                         "function": { "name": call.name, "arguments": arguments },
-                    })
+                    });
+                    let signature = self.signatures.iter().rev().find(|(of, _)| of == index);
+                    if let (Some((_, signature)), Some(out)) = (signature, out.as_object_mut()) {
+                        out.insert(
+                            "extra_content".to_owned(),
+                            json!(ExtraContent::signed(signature)),
+                        );
+                    }
+                    out
                 })
                 .collect();
             message.insert("tool_calls".to_owned(), Value::Array(calls));

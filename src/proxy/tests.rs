@@ -388,3 +388,63 @@ fn loopback_authorities() {
         assert!(!is_loopback_authority(no), "{no}");
     }
 }
+
+/// Two parallel Gemini calls, the first signed (as `gemini.parallel.sse`).
+const GEMINI_SIGNED: &str = concat!(
+    r#"data: {"candidates": [{"content": {"parts": ["#,
+    r#"{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}, "thoughtSignature": "SIG-1"}, "#,
+    r#"{"functionCall": {"name": "get_time", "args": {}}}], "role": "model"}}]}"#,
+    "\n\n",
+    r#"data: {"candidates": [{"content": {"parts": [{"text": ""}]}, "finishReason": "STOP"}]}"#,
+    "\n\n"
+);
+
+fn gemini_routed(stream: &str) -> Vec<RouteEvent> {
+    let mut session = RouteSession::new(
+        Wire::Gemini,
+        Arc::new(ToolCatalog::new()),
+        DetectConfig::default(),
+    );
+    let mut events = Vec::new();
+    session.feed(stream.as_bytes(), &mut events);
+    session.finish(&mut events);
+    events
+}
+
+#[test]
+fn a_gemini_signature_rides_on_its_calls_first_delta_and_in_the_whole_answer() {
+    let mut events = gemini_routed(GEMINI_SIGNED);
+    let mut writer = ChunkWriter::new(false);
+    let mut out = Vec::new();
+    writer.write(&mut events, &meta, &mut out);
+    let text = String::from_utf8(out).unwrap();
+    let calls: Vec<Value> = text
+        .split("\n\n")
+        .filter_map(|f| serde_json::from_str::<Value>(f.strip_prefix("data: ")?).ok())
+        .filter_map(|f| f["choices"][0]["delta"].get("tool_calls").cloned())
+        .collect();
+    let id = |n: usize| calls[n][0]["id"].clone();
+    assert_eq!(
+        calls,
+        [
+            json!([{"index": 0, "id": id(0), "type": "function",
+                    "function": {"name": "get_weather", "arguments": ""},
+                    "extra_content": {"google": {"thought_signature": "SIG-1"}}}]),
+            json!([{"index": 0, "function": {"arguments": "{\"city\":\"Paris\"}"}}]),
+            json!([{"index": 1, "id": id(2), "type": "function",
+                    "function": {"name": "get_time", "arguments": ""}}]),
+            json!([{"index": 1, "function": {"arguments": "{}"}}]),
+        ]
+    );
+
+    let mut builder = CompletionBuilder::default();
+    builder.push(&mut gemini_routed(GEMINI_SIGNED));
+    let answer = builder.build(meta()).unwrap();
+    let calls = &answer["choices"][0]["message"]["tool_calls"];
+    assert_eq!(
+        calls[0]["extra_content"],
+        json!({"google": {"thought_signature": "SIG-1"}})
+    );
+    assert_eq!(calls[0]["function"]["name"], "get_weather");
+    assert!(calls[1].get("extra_content").is_none(), "{calls}");
+}

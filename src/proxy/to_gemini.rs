@@ -5,6 +5,14 @@
 //!
 //! The rules, and what has no equivalent, are in docs/proxy.md ("In front of
 //! a Gemini upstream").
+//!
+//! Gemini 3 signs the `functionCall` parts it sends (`thoughtSignature`) and
+//! refuses a request whose earlier calls come back unsigned: each model turn's
+//! first `functionCall` part is sent with the signature the client gave back
+//! (`tool_calls[i].extra_content.google.thought_signature`, as Google's
+//! OpenAI-compatible endpoint carries it), else with
+//! [`SKIP_SIGNATURE`], the value Google documents for calls whose signature is
+//! not at hand.
 
 use serde_json::{Map, Value, json};
 
@@ -38,6 +46,9 @@ pub(crate) fn generate_body(chat: &Map<String, Value>) -> Result<Map<String, Val
             other => return Err(no_role(other, "Gemini", idx)),
         };
         push_turn(&mut contents, turn_role, "parts", parts);
+    }
+    for content in &mut contents {
+        sign_first_call(content);
     }
     body.insert("contents".to_owned(), Value::Array(contents));
     if !system.is_empty() {
@@ -97,17 +108,69 @@ fn user_parts_of(message: &Value, idx: usize) -> Result<Vec<Value>, ApiError> {
     Ok(out)
 }
 
-/// An assistant message's parts: its text, then a `functionCall` per call.
+/// The `thoughtSignature` Google documents for a `functionCall` part whose
+/// signature is not at hand (a conversation begun with another model, a client
+/// that does not give signatures back): Gemini then skips its check.
+pub(crate) const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// An assistant message's parts: its text, then a `functionCall` per call,
+/// with the `thoughtSignature` the client gave back for it, if any.
 fn model_parts(message: &Value, idx: usize) -> Result<Vec<Value>, ApiError> {
     let mut parts = Vec::new();
     let text = text_of(message.get("content"), idx)?;
     if !text.is_empty() {
         parts.push(json!({"text": text}));
     }
-    for call in tool_calls(message, idx)? {
-        parts.push(json!({"functionCall": {"name": call.name, "args": call.input}}));
+    let given = message.get("tool_calls").and_then(Value::as_array);
+    for (n, call) in tool_calls(message, idx)?.into_iter().enumerate() {
+        let mut part = Map::new();
+        part.insert(
+            "functionCall".to_owned(),
+            json!({"name": call.name, "args": call.input}),
+        );
+        if let Some(signature) = given.and_then(|calls| client_signature(calls.get(n)?)) {
+            part.insert(
+                "thoughtSignature".to_owned(),
+                Value::String(signature.to_owned()),
+            );
+        }
+        parts.push(Value::Object(part));
     }
     Ok(parts)
+}
+
+/// The signature a client gave back on a tool call:
+/// `extra_content.google.thought_signature`, when a non-empty string.
+fn client_signature(call: &Value) -> Option<&str> {
+    call.get("extra_content")?
+        .get("google")?
+        .get("thought_signature")?
+        .as_str()
+        .filter(|s| !s.is_empty())
+}
+
+/// A model content's first `functionCall` part gets [`SKIP_SIGNATURE`] when it
+/// has no signature: Gemini 3 refuses the request otherwise. Later calls of the
+/// turn need none (Gemini signs only the first of parallel calls).
+fn sign_first_call(content: &mut Value) {
+    if content.get("role").and_then(Value::as_str) != Some("model") {
+        return;
+    }
+    let Some(Value::Array(parts)) = content.get_mut("parts") else {
+        return;
+    };
+    let first = parts
+        .iter_mut()
+        .filter_map(Value::as_object_mut)
+        .find(|part| part.contains_key("functionCall"));
+    if let Some(part) = first
+        && !part.contains_key("thoughtSignature")
+    {
+        part.insert(
+            "thoughtSignature".to_owned(),
+            Value::String(SKIP_SIGNATURE.to_owned()),
+        );
+    }
 }
 
 /// A `tool` message as a `functionResponse` part. Gemini wants the function's

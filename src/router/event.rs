@@ -32,6 +32,16 @@ pub enum RouteEvent {
         /// Its arguments.
         arguments: serde_json::Value,
     },
+    /// An opaque signature the provider attached to a structured call
+    /// (Gemini's `thoughtSignature`), which it wants back with the call in the
+    /// next request. It comes just before the call's `CallStart` when the
+    /// provider sent it with the call, as Gemini does; else as soon as it comes.
+    CallSignature {
+        /// The call's index (the one its `CallStart` has).
+        index: usize,
+        /// The signature, as sent.
+        signature: String,
+    },
     /// Token counts.
     Usage {
         /// The counts.

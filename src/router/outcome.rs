@@ -136,7 +136,9 @@ impl TurnOutcome {
             RouteEvent::ProviderError { kind, message } => {
                 self.stream_errors.push((*kind, message.clone()))
             }
-            RouteEvent::Refusal { .. } | RouteEvent::Detect(_) => {}
+            RouteEvent::Refusal { .. }
+            | RouteEvent::CallSignature { .. }
+            | RouteEvent::Detect(_) => {}
         }
     }
 

@@ -186,7 +186,8 @@ impl RouteSession {
 
     fn drain_deltas(&mut self, out: &mut Vec<RouteEvent>) {
         let mut deltas = std::mem::take(&mut self.deltas);
-        for delta in deltas.drain(..) {
+        let mut iter = deltas.drain(..).peekable();
+        while let Some(delta) = iter.next() {
             match delta {
                 ProviderDelta::Text(text) => self.detector.feed(&text, &mut self.detected),
                 ProviderDelta::Reasoning(text) => {
@@ -198,10 +199,26 @@ impl RouteSession {
                     out.push(RouteEvent::Refusal { text: text.into() });
                 }
                 ProviderDelta::ToolCallStart { key, id, name } => {
+                    // A signature sent with the call (Gemini's) goes out
+                    // before its `CallStart`, so a writer has it at hand.
+                    let signature = match iter.peek() {
+                        Some(ProviderDelta::Signature { key: Some(of), .. }) if *of == key => {
+                            match iter.next() {
+                                Some(ProviderDelta::Signature { signature, .. }) => Some(signature),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
                     let detector = &mut self.detector;
+                    let next_index = || detector.reserve_call_index();
                     self.structured
-                        .start(key, id, name, || detector.reserve_call_index(), out);
+                        .start(key, id, name, signature, next_index, out);
                 }
+                ProviderDelta::Signature {
+                    key: Some(key),
+                    signature,
+                } => self.structured.sign(key, signature, out),
                 ProviderDelta::ToolCallArgs { key, fragment } => {
                     self.structured.args(key, fragment, out)
                 }
@@ -232,6 +249,7 @@ impl RouteSession {
             }
             self.drain_detected(out);
         }
+        drop(iter);
         // Keep the allocation for the next feed.
         self.deltas = deltas;
     }

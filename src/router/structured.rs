@@ -73,17 +73,22 @@ impl StructuredCalls {
     }
 
     /// A call opens under `key` (a call still open under it ends first) with the
-    /// index `next_index` gives.
+    /// index `next_index` gives; the `signature` sent with it, if any, goes
+    /// out just before its `CallStart`.
     pub(super) fn start(
         &mut self,
         key: CallKey,
         id: Option<String>,
         name: String,
+        signature: Option<String>,
         next_index: impl FnOnce() -> usize,
         out: &mut Vec<RouteEvent>,
     ) {
         self.end(key, out);
         let index = next_index();
+        if let Some(signature) = signature {
+            out.push(RouteEvent::CallSignature { index, signature });
+        }
         let (id, given) = match id {
             Some(id) if !id.is_empty() => (id, GivenId::Same),
             Some(_) => (new_call_id(), GivenId::Empty),
@@ -107,6 +112,18 @@ impl StructuredCalls {
             args: ArgumentsText::new(),
             state: CallState::Open,
         });
+    }
+
+    /// A signature for the call opened under `key`, sent apart from its start;
+    /// ignored when no call was opened under it.
+    pub(super) fn sign(&mut self, key: CallKey, signature: String, out: &mut Vec<RouteEvent>) {
+        match self.calls.iter().rev().find(|c| c.key == key) {
+            Some(call) => out.push(RouteEvent::CallSignature {
+                index: call.index,
+                signature,
+            }),
+            None => tracing::debug!(key = key.0, "a signature for a call never opened"),
+        }
     }
 
     /// More argument text of the call open under `key`; other keys are ignored.

@@ -108,7 +108,8 @@ async fn a_streamed_tool_loop_against_a_gemini_upstream() {
             {"role": "model", "parts": [
                 {"text": "Let me check the current weather in Paris for you."},
                 {"functionCall": {"name": "get_weather",
-                                  "args": {"city": "Paris", "unit": "celsius"}}}]},
+                                  "args": {"city": "Paris", "unit": "celsius"}},
+                 "thoughtSignature": "skip_thought_signature_validator"}]},
             {"role": "user", "parts": [
                 {"functionResponse": {"name": "get_weather",
                                       "response": {"output": "18 °C and sunny"}}}]}
@@ -149,7 +150,8 @@ async fn the_request_fields_are_translated_field_by_field() {
         "contents": [
             {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
             {"role": "model", "parts": [
-                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]},
+                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}},
+                 "thoughtSignature": "skip_thought_signature_validator"}]},
             {"role": "user", "parts": [
                 {"functionResponse": {"name": "get_weather", "response": {"output": "18 °C"}}},
                 {"text": "And the time in Tokyo?"}]}],
@@ -319,7 +321,8 @@ async fn the_openai_sdk_runs_a_tool_loop_against_a_gemini_upstream_streamed_and_
                 {"role": "model", "parts": [
                     {"text": "Let me check the current weather in Paris for you."},
                     {"functionCall": {"name": "get_weather",
-                                      "args": {"city": "Paris", "unit": "celsius"}}}]},
+                                      "args": {"city": "Paris", "unit": "celsius"}},
+                     "thoughtSignature": "skip_thought_signature_validator"}]},
                 {"role": "user", "parts": [
                     {"functionResponse": {"name": "get_weather",
                                           "response": {"output": "18 °C and sunny"}}}]}
@@ -367,6 +370,16 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_a_gemini_upstream() {
     );
     let received = upstream.received();
     assert_eq!(received.len(), 2);
+    // The Messages door has no place for Gemini's signature: the call goes
+    // back with the value that skips Gemini's check.
+    assert_eq!(
+        received[1].body["contents"][1],
+        json!({"role": "model", "parts": [
+            {"text": "Let me check the current weather in Paris for you."},
+            {"functionCall": {"name": "get_weather",
+                              "args": {"city": "Paris", "unit": "celsius"}},
+             "thoughtSignature": "skip_thought_signature_validator"}]})
+    );
     assert_eq!(
         received[1].body["contents"][2],
         json!({"role": "user", "parts": [
@@ -407,7 +420,8 @@ async fn the_openai_sdk_answers_two_gemini_calls_of_one_turn() {
             {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
             {"role": "model", "parts": [
                 {"functionCall": {"name": "get_weather",
-                                  "args": {"city": "Paris", "unit": "celsius"}}},
+                                  "args": {"city": "Paris", "unit": "celsius"}},
+                 "thoughtSignature": "skip_thought_signature_validator"},
                 {"functionCall": {"name": "get_time", "args": {"timezone": "Asia/Tokyo"}}}]},
             {"role": "user", "parts": [
                 {"functionResponse": {"name": "get_weather",
@@ -415,6 +429,129 @@ async fn the_openai_sdk_answers_two_gemini_calls_of_one_turn() {
                 {"functionResponse": {"name": "get_time",
                                       "response": {"output": "get_time: done"}}}]}
         ])
+    );
+    proxy.shutdown().await;
+}
+
+/// The signature Gemini put on the first of its two parallel calls
+/// (`gemini.parallel.sse`), written out by hand.
+const PARALLEL_SIGNATURE: &str = "CiQBVKhc7uG2e0mQ5pX3kVz9yW8tR1sJ4aN6bD0cF2hL7oP9rS";
+
+/// Gemini 3 refuses a request whose earlier calls come back without their
+/// `thoughtSignature`. The Chat door hands the signature to the client where
+/// Google's OpenAI-compatible endpoint does (`extra_content.google`), on the
+/// call's first delta; the client sends it back on the call, and the next
+/// request carries it on that `functionCall` part, and on no other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gemini_thought_signature_goes_to_the_client_and_back_upstream() {
+    let upstream = ReplayServer::start(vec![
+        stream("gemini.parallel.sse"),
+        stream("gemini.text.sse"),
+    ])
+    .await;
+    let proxy = gemini_proxy(&upstream).await;
+    let first = frames(post(&proxy, &request(true)).await).await;
+    let entries: Vec<Value> = first
+        .iter()
+        .filter_map(|f| serde_json::from_str::<Value>(f).ok())
+        .filter_map(|chunk| chunk["choices"][0]["delta"].get("tool_calls").cloned())
+        .flat_map(|calls| calls.as_array().cloned().unwrap_or_default())
+        .collect();
+    let signed: Vec<&Value> = entries
+        .iter()
+        .filter(|e| e.get("extra_content").is_some())
+        .collect();
+    assert_eq!(signed.len(), 1, "{entries:?}");
+    // The first delta of the first call: the one with its id and name.
+    assert_eq!(signed[0]["index"], 0);
+    assert_eq!(signed[0]["function"]["name"], "get_weather");
+    assert!(signed[0]["id"].is_string());
+    assert_eq!(
+        signed[0]["extra_content"],
+        json!({"google": {"thought_signature": PARALLEL_SIGNATURE}})
+    );
+    let folded = fold(&first);
+    assert_eq!(folded.calls.len(), 2, "{:?}", folded.calls);
+    let (weather_id, _, weather_args, _) = folded.calls[0].clone();
+    let (time_id, time_name, time_args, _) = folded.calls[1].clone();
+    assert_eq!(time_name, "get_time");
+
+    let mut second = request(true);
+    second["messages"] = json!([
+        {"role": "user", "content": "What is the weather in Paris?"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": weather_id, "type": "function",
+             "function": {"name": "get_weather", "arguments": weather_args},
+             "extra_content": {"google": {"thought_signature": PARALLEL_SIGNATURE}}},
+            {"id": time_id, "type": "function",
+             "function": {"name": "get_time", "arguments": time_args}}]},
+        {"role": "tool", "tool_call_id": weather_id, "content": "18 °C"},
+        {"role": "tool", "tool_call_id": time_id, "content": "09:00"}]);
+    let second = fold(&frames(post(&proxy, &second).await).await);
+    assert!(second.done && second.calls.is_empty());
+
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(
+        received[1].body["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "get_weather",
+                                  "args": {"city": "Paris", "unit": "celsius"}},
+                 "thoughtSignature": PARALLEL_SIGNATURE},
+                {"functionCall": {"name": "get_time", "args": {"timezone": "Asia/Tokyo"}}}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "get_weather", "response": {"output": "18 °C"}}},
+                {"functionResponse": {"name": "get_time", "response": {"output": "09:00"}}}]}
+        ])
+    );
+    proxy.shutdown().await;
+}
+
+/// A whole (non-streamed) answer carries the signature on its call
+/// (`gemini.thinking.sse` signs its one call); a client that does not send it
+/// back gets Google's sentinel on the call instead, which Gemini accepts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_sent_back_without_its_signature_goes_upstream_with_the_sentinel() {
+    let upstream = ReplayServer::start(vec![
+        stream("gemini.thinking.sse"),
+        stream("gemini.text.sse"),
+    ])
+    .await;
+    let proxy = gemini_proxy(&upstream).await;
+    let first = post(&proxy, &request(false)).await;
+    assert_eq!(first.status(), 200);
+    let first: Value = first.json().await.unwrap();
+    let message = &first["choices"][0]["message"];
+    assert_eq!(first["choices"][0]["finish_reason"], "tool_calls");
+    let calls = message["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{message}");
+    assert_eq!(calls[0]["function"]["name"], "get_time");
+    assert_eq!(
+        calls[0]["extra_content"],
+        json!({"google": {"thought_signature":
+            "CtwBAVSoXO6kS9zM1pQ4rT7uW0xY3aB5cD8eF1gH4iJ7kL0mN3oP6q"}})
+    );
+    let id = calls[0]["id"].as_str().unwrap();
+
+    let mut second = request(false);
+    second["messages"] = json!([
+        {"role": "user", "content": "What is the weather in Paris?"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function",
+             "function": {"name": "get_time", "arguments": "{\"timezone\": \"Asia/Tokyo\"}"}}]},
+        {"role": "tool", "tool_call_id": id, "content": "09:00"}]);
+    let second = post(&proxy, &second).await;
+    assert_eq!(second.status(), 200);
+
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(
+        received[1].body["contents"][1],
+        json!({"role": "model", "parts": [
+            {"functionCall": {"name": "get_time", "args": {"timezone": "Asia/Tokyo"}},
+             "thoughtSignature": "skip_thought_signature_validator"}]})
     );
     proxy.shutdown().await;
 }

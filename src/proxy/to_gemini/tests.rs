@@ -38,7 +38,8 @@ fn a_conversation_with_a_call_and_its_result() {
                 {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
                 {"role": "model", "parts": [
                     {"text": "Checking."},
-                    {"functionCall": {"name": "w", "args": {"city": "Paris"}}}]},
+                    {"functionCall": {"name": "w", "args": {"city": "Paris"}},
+                     "thoughtSignature": "skip_thought_signature_validator"}]},
                 {"role": "user", "parts": [
                     {"functionResponse": {"name": "w", "response": {"output": "18 °C"}}},
                     {"text": "And"},
@@ -106,4 +107,107 @@ fn a_result_names_its_function_from_the_call_or_is_refused() {
     assert_eq!(error.error["param"], "messages[0].content[0]");
     let error = body(json!({"messages": [{"role": "function", "content": "x"}]})).unwrap_err();
     assert_eq!(error.error["param"], "messages[0].role");
+}
+
+/// An assistant message with `calls` (`(id, name, extra_content)`).
+fn assistant(calls: &[(&str, &str, Option<Value>)]) -> Value {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, extra)| {
+            let mut call = json!({"id": id, "type": "function",
+                "function": {"name": name, "arguments": "{}"}});
+            if let Some(extra) = extra {
+                call["extra_content"] = extra.clone();
+            }
+            call
+        })
+        .collect();
+    json!({"role": "assistant", "content": null, "tool_calls": calls})
+}
+
+fn google(signature: Value) -> Option<Value> {
+    Some(json!({"google": {"thought_signature": signature}}))
+}
+
+fn tool(id: &str) -> Value {
+    json!({"role": "tool", "tool_call_id": id, "content": "ok"})
+}
+
+#[test]
+fn the_signature_a_client_gives_back_goes_on_its_call_and_the_first_call_is_always_signed() {
+    let out = body(json!({"messages": [
+        {"role": "user", "content": "Go"},
+        // Gemini signed the first of two parallel calls.
+        assistant(&[("a", "w", google(json!("SIG-A"))), ("b", "t", None)]),
+        tool("a"), tool("b"),
+        // A client that gives no signature back: the sentinel, on the first only.
+        assistant(&[("c", "w", None), ("d", "t", None)]),
+        tool("c"), tool("d"),
+        // A signature on a later call only: kept there, the first still signed.
+        assistant(&[("e", "w", None), ("f", "t", google(json!("SIG-F")))]),
+        tool("e"), tool("f")]}))
+    .unwrap();
+    let response =
+        |name: &str| json!({"functionResponse": {"name": name, "response": {"output": "ok"}}});
+    assert_eq!(
+        out["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "Go"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "w", "args": {}}, "thoughtSignature": "SIG-A"},
+                {"functionCall": {"name": "t", "args": {}}}]},
+            {"role": "user", "parts": [response("w"), response("t")]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "w", "args": {}},
+                 "thoughtSignature": "skip_thought_signature_validator"},
+                {"functionCall": {"name": "t", "args": {}}}]},
+            {"role": "user", "parts": [response("w"), response("t")]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "w", "args": {}},
+                 "thoughtSignature": "skip_thought_signature_validator"},
+                {"functionCall": {"name": "t", "args": {}}, "thoughtSignature": "SIG-F"}]},
+            {"role": "user", "parts": [response("w"), response("t")]}
+        ])
+    );
+}
+
+#[test]
+fn a_signature_that_is_not_a_string_is_not_one_and_text_turns_get_none() {
+    let out = body(json!({"messages": [
+        {"role": "user", "content": "Go"},
+        {"role": "assistant", "content": "Just text."},
+        {"role": "user", "content": "Again"},
+        {"role": "assistant", "content": "Calling.", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "w", "arguments": "{}"},
+             "extra_content": {"google": {"thought_signature": 7}}},
+            {"id": "b", "type": "function", "function": {"name": "w", "arguments": "{}"},
+             "extra_content": {"google": {"thought_signature": ""}}}]},
+        tool("a"), tool("b"),
+        // Two assistant messages in a row are one model content: one first call.
+        assistant(&[("c", "w", None)]),
+        assistant(&[("d", "t", google(json!("SIG-D")))]),
+        {"role": "tool", "tool_call_id": "c", "content": "ok"}]}))
+    .unwrap();
+    assert_eq!(
+        out["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "Go"}]},
+            {"role": "model", "parts": [{"text": "Just text."}]},
+            {"role": "user", "parts": [{"text": "Again"}]},
+            {"role": "model", "parts": [
+                {"text": "Calling."},
+                {"functionCall": {"name": "w", "args": {}},
+                 "thoughtSignature": "skip_thought_signature_validator"},
+                {"functionCall": {"name": "w", "args": {}}}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "w", "response": {"output": "ok"}}},
+                {"functionResponse": {"name": "w", "response": {"output": "ok"}}}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "w", "args": {}},
+                 "thoughtSignature": "skip_thought_signature_validator"},
+                {"functionCall": {"name": "t", "args": {}}, "thoughtSignature": "SIG-D"}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "w", "response": {"output": "ok"}}}]}
+        ])
+    );
 }

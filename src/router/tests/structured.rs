@@ -36,6 +36,7 @@ fn run(max_bytes: usize, steps: &[Step]) -> (Vec<DetectEvent>, Vec<PartialCall>,
                 CallKey(key),
                 Some(id.to_owned()),
                 name.to_owned(),
+                None,
                 || detector.reserve_call_index(),
                 &mut out,
             ),
@@ -224,4 +225,50 @@ fn a_start_under_an_open_key_ends_the_open_call_first() {
     assert_eq!(ids, ["call_1", "call_2"]);
     assert_eq!(n_completed, 2);
     assert!(partial.is_empty());
+}
+
+/// Gemini signs the first of parallel calls (`thoughtSignature` beside its
+/// `functionCall`): the signature goes out just before that call's `CallStart`,
+/// with its index; the unsigned call gets none.
+#[test]
+fn a_call_signature_comes_just_before_the_start_of_its_call() {
+    let mut session = crate::router::RouteSession::new(
+        toolrouter_providers::Wire::Gemini,
+        Arc::new(crate::core::ToolCatalog::new()),
+        DetectConfig::default(),
+    );
+    let bytes = concat!(
+        r#"data: {"candidates": [{"content": {"parts": [{"text": "On it."}, "#,
+        r#"{"functionCall": {"name": "a", "args": {}}, "thoughtSignature": "SIG"}, "#,
+        r#"{"functionCall": {"name": "b", "args": {"x": 1}}}], "role": "model"}}]}"#,
+        "\n\n",
+        r#"data: {"candidates": [{"content": {"parts": [{"text": ""}]}, "finishReason": "STOP"}]}"#,
+        "\n\n"
+    );
+    let mut out = Vec::new();
+    session.feed(bytes.as_bytes(), &mut out);
+    session.finish(&mut out);
+    let steps: Vec<String> = out
+        .iter()
+        .filter_map(|e| match e {
+            RouteEvent::CallSignature { index, signature } => {
+                Some(format!("signature {index} {signature}"))
+            }
+            RouteEvent::Detect(DetectEvent::CallStart { index, name, .. }) => {
+                Some(format!("start {index} {name}"))
+            }
+            RouteEvent::Detect(DetectEvent::CallEnd { index, .. }) => Some(format!("end {index}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "signature 0 SIG",
+            "start 0 a",
+            "end 0",
+            "start 1 b",
+            "end 1"
+        ]
+    );
 }
