@@ -186,7 +186,7 @@ impl RouteSession {
 
     fn drain_deltas(&mut self, out: &mut Vec<RouteEvent>) {
         let mut deltas = std::mem::take(&mut self.deltas);
-        let mut iter = deltas.drain(..).peekable();
+        let mut iter = deltas.drain(..);
         while let Some(delta) = iter.next() {
             match delta {
                 ProviderDelta::Text(text) => self.detector.feed(&text, &mut self.detected),
@@ -201,7 +201,9 @@ impl RouteSession {
                 ProviderDelta::ToolCallStart { key, id, name } => {
                     // A signature sent with the call (Gemini's) goes out
                     // before its `CallStart`, so a writer has it at hand.
-                    let signature = match iter.peek() {
+                    // (`as_slice` looks ahead without a `Peekable`'s
+                    // check on every delta.)
+                    let signature = match iter.as_slice().first() {
                         Some(ProviderDelta::Signature { key: Some(of), .. }) if *of == key => {
                             match iter.next() {
                                 Some(ProviderDelta::Signature { signature, .. }) => Some(signature),
