@@ -101,20 +101,7 @@ async fn a_streamed_tool_loop_against_a_gemini_upstream() {
     );
     // The second request: the call as a `functionCall` part, its result as a
     // `functionResponse` named after the call its id answers.
-    assert_eq!(
-        received[1].body["contents"],
-        json!([
-            {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
-            {"role": "model", "parts": [
-                {"text": "Let me check the current weather in Paris for you."},
-                {"functionCall": {"name": "get_weather",
-                                  "args": {"city": "Paris", "unit": "celsius"}},
-                 "thoughtSignature": "skip_thought_signature_validator"}]},
-            {"role": "user", "parts": [
-                {"functionResponse": {"name": "get_weather",
-                                      "response": {"output": "18 °C and sunny"}}}]}
-        ])
-    );
+    assert_eq!(received[1].body["contents"], weather_loop_contents());
     proxy.shutdown().await;
 }
 
@@ -314,20 +301,7 @@ async fn the_openai_sdk_runs_a_tool_loop_against_a_gemini_upstream_streamed_and_
         let received = upstream.received();
         assert_eq!(received.len(), 2, "{scenario}");
         assert_eq!(received[1].path, "/v1/models/m:streamGenerateContent");
-        assert_eq!(
-            received[1].body["contents"],
-            json!([
-                {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
-                {"role": "model", "parts": [
-                    {"text": "Let me check the current weather in Paris for you."},
-                    {"functionCall": {"name": "get_weather",
-                                      "args": {"city": "Paris", "unit": "celsius"}},
-                     "thoughtSignature": "skip_thought_signature_validator"}]},
-                {"role": "user", "parts": [
-                    {"functionResponse": {"name": "get_weather",
-                                          "response": {"output": "18 °C and sunny"}}}]}
-            ])
-        );
+        assert_eq!(received[1].body["contents"], weather_loop_contents());
         proxy.shutdown().await;
     }
 }
@@ -554,4 +528,22 @@ async fn a_call_sent_back_without_its_signature_goes_upstream_with_the_sentinel(
              "thoughtSignature": "skip_thought_signature_validator"}]})
     );
     proxy.shutdown().await;
+}
+
+/// The second request of the `gemini.single.sse` loop, as Gemini takes it:
+/// the call as a `functionCall` part (unsigned by the client, so with the
+/// value that skips Gemini's check), its result as a `functionResponse` named
+/// after the call its id answers.
+fn weather_loop_contents() -> Value {
+    json!([
+        {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
+        {"role": "model", "parts": [
+            {"text": "Let me check the current weather in Paris for you."},
+            {"functionCall": {"name": "get_weather",
+                              "args": {"city": "Paris", "unit": "celsius"}},
+             "thoughtSignature": "skip_thought_signature_validator"}]},
+        {"role": "user", "parts": [
+            {"functionResponse": {"name": "get_weather",
+                                  "response": {"output": "18 °C and sunny"}}}]}
+    ])
 }
