@@ -466,8 +466,11 @@ async fn the_request_goes_upstream_as_it_came() {
         "messages": [
             {"role": "system", "content": "Be brief."},
             {"role": "user", "content": "What is the weather in Paris?"},
+            // `extra_content` is where Google's OpenAI endpoint takes a
+            // call's thought signature back: it goes upstream untouched.
             {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
-                "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]},
+                "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
+                "extra_content": {"google": {"thought_signature": "SIG-1"}}}]},
             {"role": "tool", "tool_call_id": "call_1", "content": "18 °C and sunny"}
         ],
         "tools": tools(),
@@ -503,6 +506,10 @@ async fn the_request_goes_upstream_as_it_came() {
         ] {
             assert_eq!(seen.body[key], body[key], "{key}");
         }
+        assert_eq!(
+            seen.body["messages"][2]["tool_calls"][0]["extra_content"]["google"]["thought_signature"],
+            "SIG-1"
+        );
         assert_eq!(seen.body["stream"], true);
     }
     // A streaming client's request is left alone; a one-piece client's asks
