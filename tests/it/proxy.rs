@@ -70,6 +70,16 @@ pub(crate) async fn post(proxy: &ProxyServer, body: &Value) -> reqwest::Response
 }
 
 /// What a client saw in a stream: the `data:` payloads in order.
+/// `GET {proxy}/{path}` (with `key` as a bearer token, if any): the answer's
+/// JSON.
+pub(crate) async fn get_json(proxy: &ProxyServer, path: &str, key: Option<&str>) -> Value {
+    let mut request = reqwest::Client::new().get(format!("{}/{path}", proxy.url()));
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 pub(crate) async fn frames(response: reqwest::Response) -> Vec<String> {
     assert_eq!(response.status(), 200);
     assert_eq!(
@@ -528,25 +538,8 @@ async fn models_are_passed_through() {
     let one = json!({"id": "Qwen/Qwen3-8B", "object": "model", "owned_by": "vllm"});
     let upstream = ReplayServer::start(vec![Reply::json(200, &list), Reply::json(200, &one)]).await;
     let proxy = proxy_for(&upstream).await;
-    let client = reqwest::Client::new();
-    let got: Value = client
-        .get(format!("{}/models", proxy.url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(got, list);
-    let got: Value = client
-        .get(format!("{}/models/Qwen/Qwen3-8B", proxy.url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(got, one);
+    assert_eq!(get_json(&proxy, "models", None).await, list);
+    assert_eq!(get_json(&proxy, "models/Qwen/Qwen3-8B", None).await, one);
     // No way out of `models/` on the upstream.
     // (Written on the socket: an HTTP client would resolve the dots itself.)
     for sneaky in ["models/../admin", "models/%2e%2E/admin", "models/a/./b"] {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolrouter::{ProxyOptions, UpstreamKey};
 
-use crate::proxy::{args, fold, frames, post, proxy_with, request};
+use crate::proxy::{args, fold, frames, get_json, post, proxy_with, request};
 use crate::support::replay::{ReplayServer, Reply};
 use crate::support::shared_dir;
 
@@ -210,30 +210,14 @@ async fn the_model_list_is_translated_into_openais() {
     let one = json!({"name": "models/gemini-2.5-pro", "version": "2.5"});
     let upstream = ReplayServer::start(vec![Reply::json(200, &list), Reply::json(200, &one)]).await;
     let proxy = gemini_proxy(&upstream).await;
-    let client = reqwest::Client::new();
-    let models: Value = client
-        .get(format!("{}/models", proxy.url()))
-        .bearer_auth("sk-client")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let models = get_json(&proxy, "models", Some("sk-client")).await;
     assert_eq!(
         models,
         json!({"object": "list", "data": [
             {"id": "gemini-2.5-flash", "object": "model", "created": 0, "owned_by": "gemini"},
             {"id": "gemini-2.5-pro", "object": "model", "created": 0, "owned_by": "gemini"}]})
     );
-    let model: Value = client
-        .get(format!("{}/models/gemini-2.5-pro", proxy.url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let model = get_json(&proxy, "models/gemini-2.5-pro", None).await;
     assert_eq!(
         model,
         json!({"id": "gemini-2.5-pro", "object": "model", "created": 0, "owned_by": "gemini"})

@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 use toolrouter::{ProxyOptions, UpstreamKey};
 
-use crate::proxy::{args, fold, frames, post, proxy_with, request};
+use crate::proxy::{args, fold, frames, get_json, post, proxy_with, request};
 use crate::support::replay::{ReplayServer, Reply};
 use crate::support::shared_dir;
 
@@ -131,29 +131,14 @@ async fn ollama_errors_and_its_model_list() {
         error["error"]["message"],
         "model \"nope\" not found, try pulling it first"
     );
-    let client = reqwest::Client::new();
-    let list: Value = client
-        .get(format!("{}/models", proxy.url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = get_json(&proxy, "models", None).await;
     assert_eq!(
         list,
         json!({"object": "list", "data": [
             {"id": "qwen3:8b", "object": "model", "created": 0, "owned_by": "ollama"},
             {"id": "llama3.2:latest", "object": "model", "created": 0, "owned_by": "ollama"}]})
     );
-    let one: Value = client
-        .get(format!("{}/models/qwen3%3A8b", proxy.url()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let one = get_json(&proxy, "models/qwen3%3A8b", None).await;
     assert_eq!(
         one,
         json!({"id": "qwen3:8b", "object": "model", "created": 0, "owned_by": "ollama"})

@@ -14,6 +14,7 @@ use crate::proxy::{proxy_for, recording};
 use crate::support::ext::npm_modules;
 use crate::support::replay::{ReplayServer, Reply};
 use crate::support::{repo_root, run_json_client};
+use toolrouter::ProxyServer;
 
 /// Keep in sync with `.ci/setup-npm.sh`.
 const SDK: [&str; 3] = [
@@ -65,22 +66,9 @@ async fn the_vercel_ai_sdk_streams_a_hermes_call_as_tool_input_deltas() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_vercel_ai_sdk_runs_its_tool_loop_through_the_proxy() {
-    let upstream = ReplayServer::start(vec![
-        Reply::sse(recording("openai-compat.hermes-text.sse")),
-        Reply::sse(recording("openai-compat.answer.sse")),
-    ])
-    .await;
-    let proxy = proxy_for(&upstream).await;
-    let seen = app("loop", &proxy.url()).await;
-    assert_eq!(
-        seen["executed"],
-        json!([{"city": "Paris", "unit": "celsius"}])
-    );
+    let (upstream, proxy, seen) = weather_loop("loop").await;
     let steps = seen["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 2, "{seen}");
     assert_eq!(steps[0]["toolCalls"][0]["name"], "get_weather");
-    assert_eq!(steps[0]["finishReason"], "tool-calls");
-    assert_eq!(seen["text"], "It is 18 °C and sunny in Paris.");
     // The second request carried the call and the SDK's result upstream.
     let received = upstream.received();
     assert_eq!(received.len(), 2);
@@ -145,21 +133,8 @@ async fn the_vercel_ai_sdk_streams_a_hermes_call_through_the_responses_door() {
 /// the items it wrote.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_vercel_ai_sdk_runs_its_tool_loop_through_the_responses_door() {
-    let upstream = ReplayServer::start(vec![
-        Reply::sse(recording("openai-compat.hermes-text.sse")),
-        Reply::sse(recording("openai-compat.answer.sse")),
-    ])
-    .await;
-    let proxy = proxy_for(&upstream).await;
-    let seen = app("responses-loop", &proxy.url()).await;
-    assert_eq!(
-        seen["executed"],
-        json!([{"city": "Paris", "unit": "celsius"}])
-    );
+    let (upstream, proxy, seen) = weather_loop("responses-loop").await;
     let steps = seen["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 2, "{seen}");
-    assert_eq!(steps[0]["finishReason"], "tool-calls");
-    assert_eq!(seen["text"], "It is 18 °C and sunny in Paris.");
     let id = steps[0]["toolCalls"][0]["id"].as_str().unwrap();
     let received = upstream.received();
     assert_eq!(received.len(), 2);
@@ -174,4 +149,27 @@ async fn the_vercel_ai_sdk_runs_its_tool_loop_through_the_responses_door() {
         ])
     );
     proxy.shutdown().await;
+}
+
+/// Runs the SDK's tool-loop `scenario` against a Hermes-text call, then the
+/// answer (`openai-compat.hermes-text.sse`, `openai-compat.answer.sse`), and
+/// checks what every door's loop shares: the tool ran once with the call's
+/// arguments, two steps, the first ending in `tool-calls`, the final text.
+async fn weather_loop(scenario: &str) -> (ReplayServer, ProxyServer, Value) {
+    let upstream = ReplayServer::start(vec![
+        Reply::sse(recording("openai-compat.hermes-text.sse")),
+        Reply::sse(recording("openai-compat.answer.sse")),
+    ])
+    .await;
+    let proxy = proxy_for(&upstream).await;
+    let seen = app(scenario, &proxy.url()).await;
+    assert_eq!(
+        seen["executed"],
+        json!([{"city": "Paris", "unit": "celsius"}])
+    );
+    let steps = seen["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{seen}");
+    assert_eq!(steps[0]["finishReason"], "tool-calls");
+    assert_eq!(seen["text"], "It is 18 °C and sunny in Paris.");
+    (upstream, proxy, seen)
 }
