@@ -4,8 +4,8 @@
 //! `delta.tool_calls` entries whose `function.arguments` fragments follow the
 //! detector's (a call's provider signature, Gemini's `thoughtSignature`, on
 //! its first entry as `extra_content.google.thought_signature`, where Google's
-//! OpenAI-compatible endpoint puts it), then the finish chunk, the usage chunk when asked for, and
-//! `data: [DONE]`. A failed turn ends with `data: {"error": {...}}` instead.
+//! OpenAI-compatible endpoint puts it), then the finish chunk, the usage chunk
+//! when asked for, and `data: [DONE]`. A failed turn ends with `data: {"error": {...}}` instead.
 
 use crate::proxy::faults::Faults;
 use crate::proxy::turn::FrameWriter;
