@@ -1,18 +1,16 @@
 //! `UpstreamTurn`: one upstream answer read through a [`RouteSession`],
 //! bounded in bytes. Both the streaming and the one-piece answer read it.
 
-use bytes::Bytes;
 use futures::StreamExt;
-use futures::stream::BoxStream;
 
 use super::meta::{ChunkMeta, MetaSniffer};
 use super::record::RequestRecord;
-use super::upstream::error_chain;
+use super::upstream::{AnswerStream, error_chain};
 use crate::router::{RouteEvent, RouteSession};
 
 /// The upstream's byte stream, routed.
 pub(crate) struct UpstreamTurn {
-    bytes: BoxStream<'static, Result<Bytes, reqwest::Error>>,
+    bytes: AnswerStream,
     session: RouteSession,
     sniffer: MetaSniffer,
     read: usize,
@@ -25,7 +23,7 @@ impl UpstreamTurn {
     /// Routes `bytes` through `session`, reading at most `max_bytes`;
     /// `record` is the request's log, written when the turn is dropped.
     pub(crate) fn new(
-        bytes: BoxStream<'static, Result<Bytes, reqwest::Error>>,
+        bytes: AnswerStream,
         session: RouteSession,
         max_bytes: usize,
         record: RequestRecord,

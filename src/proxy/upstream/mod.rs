@@ -1,9 +1,17 @@
 //! `Upstream`: the model server behind the proxy: its URLs, its key, and the
-//! HTTP client that reaches it. An answer that is not a success becomes an
+//! HTTP clients that reach it: the worker's own connection pool (`pool.rs`)
+//! for chat requests to a plain-`http` upstream that no system proxy covers,
+//! reqwest for the rest. An answer that is not a success becomes an
 //! `ApiError` carrying the upstream's status.
+
+mod pool;
+
+use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::StreamExt;
+use futures::stream::BoxStream;
+use http::uri::PathAndQuery;
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use toolrouter_providers::{ProviderProfile, Wire};
 
@@ -23,9 +31,67 @@ const MAX_ERROR_BYTES: usize = 64 * 1024;
 /// The most bytes of a passed-through answer (`/v1/models`).
 const MAX_PASSED_BYTES: usize = 4 * 1024 * 1024;
 
+/// Why an upstream's answer did not come, or broke off.
+#[derive(Debug)]
+pub(crate) enum UpstreamError {
+    /// reqwest's (TLS, proxied and non-chat requests).
+    Client(reqwest::Error),
+    /// The pool's HTTP/1 protocol.
+    Http(hyper::Error),
+    /// The pool could not connect.
+    Connect(std::io::Error),
+    /// The pool's connect or read timeout passed, while doing this.
+    Timeout(&'static str),
+    /// A kept-alive connection and a new one both closed before the request
+    /// was written.
+    Closed,
+}
+
+impl std::fmt::Display for UpstreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Client(e) => e.fmt(f),
+            Self::Http(e) => e.fmt(f),
+            Self::Connect(e) => write!(f, "cannot connect: {e}"),
+            Self::Timeout(doing) => write!(f, "timed out {doing}"),
+            Self::Closed => f.write_str("the connection closed before the request was sent"),
+        }
+    }
+}
+
+impl std::error::Error for UpstreamError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Client(e) => e.source(),
+            Self::Http(e) => std::error::Error::source(e),
+            Self::Connect(e) => e.source(),
+            Self::Timeout(_) | Self::Closed => None,
+        }
+    }
+}
+
+impl UpstreamError {
+    fn is_timeout(&self) -> bool {
+        match self {
+            Self::Client(e) => e.is_timeout(),
+            Self::Timeout(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// An upstream answer's body, as it comes.
+pub(crate) type AnswerStream = BoxStream<'static, Result<Bytes, UpstreamError>>;
+
 /// The upstream of one proxy.
 pub(crate) struct Upstream {
     client: reqwest::Client,
+    /// The worker's own connections, for a plain-`http` upstream that no
+    /// system proxy covers; chat requests go through reqwest without it.
+    pool: Option<Arc<pool::Pool>>,
+    /// The chat URL's path and query, for the pool (`None` where the model is
+    /// in the URL, as for `chat_url`).
+    chat_path: Option<PathAndQuery>,
     profile: &'static ProviderProfile,
     wire: Wire,
     /// The base URL, without a trailing `/`.
@@ -44,6 +110,7 @@ impl std::fmt::Debug for Upstream {
         f.debug_struct("Upstream")
             .field("profile", &self.profile.name)
             .field("chat_url", &self.chat_url)
+            .field("pool", &self.pool)
             .field("key_source", &self.key_source)
             .field("env_key", &self.env_key.as_ref().map(|_| "…"))
             .finish_non_exhaustive()
@@ -95,8 +162,18 @@ impl Upstream {
         let client = client
             .build()
             .map_err(|e| ProxyError::Client(e.to_string()))?;
+        let pool = pooled_authority(&chat.url).map(|authority| {
+            Arc::new(pool::Pool::new(
+                authority,
+                options.connect_timeout,
+                options.read_timeout,
+            ))
+        });
+        let chat_path = chat_url.as_ref().and_then(|_| path_of(&chat.url));
         Ok(Self {
             client,
+            pool,
+            chat_path,
             profile,
             wire,
             base,
@@ -119,11 +196,7 @@ impl Upstream {
         body: Vec<u8>,
         client_key: Option<&str>,
         record: &mut RequestRecord,
-    ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, reqwest::Error>>, ApiError> {
-        let url = match &self.chat_url {
-            Some(url) => url.clone(),
-            None => self.model_url(model)?,
-        };
+    ) -> Result<AnswerStream, ApiError> {
         let mut headers = self.headers(client_key);
         headers.insert(
             http::header::CONTENT_TYPE,
@@ -135,19 +208,45 @@ impl Upstream {
             _ => "text/event-stream",
         };
         headers.insert(http::header::ACCEPT, HeaderValue::from_static(accept));
-        let request = self.client.post(url).headers(headers).body(body);
-        let response = request.send().await.map_err(unreachable)?;
-        let status = response.status();
+        let (status, content_type, stream) = match &self.pool {
+            Some(pool) => {
+                let path = match &self.chat_path {
+                    Some(path) => path.clone(),
+                    None => path_of(&self.model_endpoint(model)?)
+                        .ok_or_else(|| self.model_refused())?,
+                };
+                let mut request = http::Request::new(pool::PoolBody::new(Bytes::from(body)));
+                *request.method_mut() = http::Method::POST;
+                *request.uri_mut() = http::Uri::from(path);
+                *request.headers_mut() = headers;
+                let answered = pool.send(request).await.map_err(unreachable)?;
+                let content_type = answered.headers.get(http::header::CONTENT_TYPE).cloned();
+                (answered.status, content_type, answered.body.boxed())
+            }
+            None => {
+                let url = match &self.chat_url {
+                    Some(url) => url.clone(),
+                    None => reqwest::Url::parse(&self.model_endpoint(model)?)
+                        .map_err(|_| self.model_refused())?,
+                };
+                let request = self.client.post(url).headers(headers).body(body);
+                let response = request
+                    .send()
+                    .await
+                    .map_err(|e| unreachable(UpstreamError::Client(e)))?;
+                let content_type = response.headers().get(http::header::CONTENT_TYPE).cloned();
+                (response.status(), content_type, bytes_of(response))
+            }
+        };
         record.upstream_answered(status);
         tracing::debug!(%status, "upstream answered");
         if !status.is_success() {
-            let body = read_bounded(response, MAX_ERROR_BYTES).await;
+            let body = read_bounded(stream, MAX_ERROR_BYTES).await;
             tracing::trace!(body = %String::from_utf8_lossy(&body), "upstream error body");
             return Err(ApiError::from_upstream(status, &body));
         }
-        let json = response
-            .headers()
-            .get(http::header::CONTENT_TYPE)
+        let json = content_type
+            .as_ref()
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().starts_with("application/json"));
         if json {
@@ -158,23 +257,25 @@ impl Upstream {
                 "upstream_not_streaming",
             ));
         }
-        Ok(response.bytes_stream().boxed())
+        Ok(stream)
     }
 
     /// The chat URL for `model` on a wire that puts the model in the URL.
-    fn model_url(&self, model: &str) -> Result<reqwest::Url, ApiError> {
+    fn model_endpoint(&self, model: &str) -> Result<String, ApiError> {
         endpoint(&self.profile.name, self.wire, &self.base, model, None)
-            .ok()
-            .and_then(|found| reqwest::Url::parse(&found.url).ok())
-            .ok_or_else(|| {
-                ApiError::bad_request(
-                    format!(
-                        "a {} upstream takes the model in its URL: `model` must name one (no spaces, `/`, `?` or `#`)",
-                        self.wire.as_str()
-                    ),
-                    Some("model"),
-                )
-            })
+            .map(|found| found.url)
+            .map_err(|_| self.model_refused())
+    }
+
+    /// A model that cannot go in the chat URL.
+    fn model_refused(&self) -> ApiError {
+        ApiError::bad_request(
+            format!(
+                "a {} upstream takes the model in its URL: `model` must name one (no spaces, `/`, `?` or `#`)",
+                self.wire.as_str()
+            ),
+            Some("model"),
+        )
     }
 
     /// The URL of the model list on the wires whose list is not OpenAI's
@@ -217,14 +318,14 @@ impl Upstream {
             .headers(self.headers(client_key))
             .send()
             .await
-            .map_err(unreachable)?;
+            .map_err(|e| unreachable(UpstreamError::Client(e)))?;
         let status = response.status();
         let content_type = response.headers().get(http::header::CONTENT_TYPE).cloned();
         if !status.is_success() {
-            let body = read_bounded(response, MAX_ERROR_BYTES).await;
+            let body = read_bounded(bytes_of(response), MAX_ERROR_BYTES).await;
             return Err(ApiError::from_upstream(status, &body));
         }
-        let body = read_bounded(response, MAX_PASSED_BYTES + 1).await;
+        let body = read_bounded(bytes_of(response), MAX_PASSED_BYTES + 1).await;
         if body.len() > MAX_PASSED_BYTES {
             return Err(ApiError::bad_gateway(
                 format!("the upstream's answer is over {MAX_PASSED_BYTES} bytes"),
@@ -279,8 +380,46 @@ fn model_in_url(wire: Wire) -> bool {
     matches!(wire, Wire::Gemini | Wire::Bedrock)
 }
 
+/// The host and port of `url` when chat requests to it go through the
+/// worker's own pool: plain `http`, and no system proxy (`HTTP_PROXY`,
+/// `ALL_PROXY`, less `NO_PROXY`, as reqwest reads them) covers it.
+fn pooled_authority(url: &str) -> Option<String> {
+    let uri: http::Uri = url.parse().ok()?;
+    if uri.scheme() != Some(&http::uri::Scheme::HTTP) {
+        return None;
+    }
+    let proxies = hyper_util::client::proxy::matcher::Matcher::from_system();
+    if proxies.intercept(&uri).is_some() {
+        return None;
+    }
+    let authority = uri.authority()?;
+    // No user info: reqwest would send it as a Basic key.
+    if authority.as_str().contains('@') {
+        return None;
+    }
+    Some(format!(
+        "{}:{}",
+        authority.host(),
+        authority.port_u16().unwrap_or(80)
+    ))
+}
+
+/// The path and query of `url` (origin form, for the pool).
+fn path_of(url: &str) -> Option<PathAndQuery> {
+    let uri: http::Uri = url.parse().ok()?;
+    uri.path_and_query().cloned()
+}
+
+/// A reqwest answer's body as an [`AnswerStream`].
+fn bytes_of(response: reqwest::Response) -> AnswerStream {
+    response
+        .bytes_stream()
+        .map(|chunk| chunk.map_err(UpstreamError::Client))
+        .boxed()
+}
+
 /// A request that got no answer: `502` (`504` when it timed out).
-fn unreachable(e: reqwest::Error) -> ApiError {
+fn unreachable(e: UpstreamError) -> ApiError {
     let message = format!("cannot reach the upstream: {}", error_chain(&e));
     if e.is_timeout() {
         ApiError::new(
@@ -310,9 +449,8 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 /// The first `max` bytes of an answer's body (fewer if it breaks off).
-async fn read_bounded(response: reqwest::Response, max: usize) -> Bytes {
+async fn read_bounded(mut stream: AnswerStream, max: usize) -> Bytes {
     let mut body = Vec::new();
-    let mut stream = response.bytes_stream();
     while let Some(Ok(chunk)) = stream.next().await {
         let room = max - body.len();
         body.extend_from_slice(&chunk[..chunk.len().min(room)]);
