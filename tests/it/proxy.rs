@@ -69,7 +69,6 @@ pub(crate) async fn post(proxy: &ProxyServer, body: &Value) -> reqwest::Response
         .unwrap()
 }
 
-/// What a client saw in a stream: the `data:` payloads in order.
 /// `GET {proxy}/{path}` (with `key` as a bearer token, if any): the answer's
 /// JSON.
 pub(crate) async fn get_json(proxy: &ProxyServer, path: &str, key: Option<&str>) -> Value {
@@ -80,6 +79,7 @@ pub(crate) async fn get_json(proxy: &ProxyServer, path: &str, key: Option<&str>)
     request.send().await.unwrap().json().await.unwrap()
 }
 
+/// What a client saw in a stream: the `data:` payloads in order.
 pub(crate) async fn frames(response: reqwest::Response) -> Vec<String> {
     assert_eq!(response.status(), 200);
     assert_eq!(

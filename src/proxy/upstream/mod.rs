@@ -162,7 +162,8 @@ impl Upstream {
         let client = client
             .build()
             .map_err(|e| ProxyError::Client(e.to_string()))?;
-        let pool = pooled_authority(&chat.url).map(|authority| {
+        let proxies = hyper_util::client::proxy::matcher::Matcher::from_system();
+        let pool = pooled_authority(&chat.url, &proxies).map(|authority| {
             Arc::new(pool::Pool::new(
                 authority,
                 options.connect_timeout,
@@ -212,8 +213,9 @@ impl Upstream {
             Some(pool) => {
                 let path = match &self.chat_path {
                     Some(path) => path.clone(),
-                    None => path_of(&self.model_endpoint(model)?)
-                        .ok_or_else(|| self.model_refused())?,
+                    None => {
+                        path_of(&self.model_endpoint(model)?).ok_or_else(|| self.model_refused())?
+                    }
                 };
                 let mut request = http::Request::new(pool::PoolBody::new(Bytes::from(body)));
                 *request.method_mut() = http::Method::POST;
@@ -381,14 +383,17 @@ fn model_in_url(wire: Wire) -> bool {
 }
 
 /// The host and port of `url` when chat requests to it go through the
-/// worker's own pool: plain `http`, and no system proxy (`HTTP_PROXY`,
-/// `ALL_PROXY`, less `NO_PROXY`, as reqwest reads them) covers it.
-fn pooled_authority(url: &str) -> Option<String> {
+/// worker's own pool: plain `http`, and none of the system's `proxies`
+/// (`HTTP_PROXY`, `ALL_PROXY`, less `NO_PROXY`, as reqwest reads them)
+/// covers it.
+fn pooled_authority(
+    url: &str,
+    proxies: &hyper_util::client::proxy::matcher::Matcher,
+) -> Option<String> {
     let uri: http::Uri = url.parse().ok()?;
     if uri.scheme() != Some(&http::uri::Scheme::HTTP) {
         return None;
     }
-    let proxies = hyper_util::client::proxy::matcher::Matcher::from_system();
     if proxies.intercept(&uri).is_some() {
         return None;
     }
@@ -460,3 +465,6 @@ async fn read_bounded(mut stream: AnswerStream, max: usize) -> Bytes {
     }
     Bytes::from(body)
 }
+
+#[cfg(test)]
+mod tests;

@@ -94,24 +94,11 @@ impl Pool {
                 Ok(response) => (sender, response),
                 // Refused before it was written: the connection had closed.
                 Err(Refused::Unsent(request)) => {
-                    drop(sender);
-                    let mut sender = self.connect().await?;
-                    let response = self
-                        .exchange(&mut sender, request, &mut clock)
-                        .await
-                        .map_err(Refused::into_error)?;
-                    (sender, response)
+                    self.on_new_connection(*request, &mut clock).await?
                 }
-                Err(refused) => return Err(refused.into_error()),
+                Err(Refused::Failed(e)) => return Err(e),
             },
-            None => {
-                let mut sender = self.connect().await?;
-                let response = self
-                    .exchange(&mut sender, request, &mut clock)
-                    .await
-                    .map_err(Refused::into_error)?;
-                (sender, response)
-            }
+            None => self.on_new_connection(request, &mut clock).await?,
         };
         let (head, body) = response.into_parts();
         Ok(Answered {
@@ -124,6 +111,20 @@ impl Pool {
                 done: false,
             },
         })
+    }
+
+    /// `request` on a new connection; the connection and the answer's head.
+    async fn on_new_connection(
+        &self,
+        request: Request<PoolBody>,
+        clock: &mut Option<ReadClock>,
+    ) -> Result<(SendRequest<PoolBody>, hyper::Response<Incoming>), UpstreamError> {
+        let mut sender = self.connect().await?;
+        let response = self
+            .exchange(&mut sender, request, clock)
+            .await
+            .map_err(Refused::into_error)?;
+        Ok((sender, response))
     }
 
     /// One request on `sender`, and its answer's head within the read timeout.
@@ -148,7 +149,7 @@ impl Pool {
             None => sent.await,
         };
         outcome.map_err(|mut e| match e.take_message() {
-            Some(request) => Refused::Unsent(request),
+            Some(request) => Refused::Unsent(Box::new(request)),
             None => Refused::Failed(UpstreamError::Http(e.into_error())),
         })
     }
@@ -216,7 +217,7 @@ impl Pool {
 /// Why a request got no answer on a connection.
 enum Refused {
     /// The connection closed before the request was written: it may go again.
-    Unsent(Request<PoolBody>),
+    Unsent(Box<Request<PoolBody>>),
     Failed(UpstreamError),
 }
 

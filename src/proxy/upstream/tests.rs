@@ -1,0 +1,154 @@
+#![allow(clippy::unwrap_used)]
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use hyper_util::client::proxy::matcher::Matcher;
+use toolrouter_providers::find_profile;
+
+use super::*;
+use crate::proxy::record::Door;
+
+#[test]
+fn plain_http_upstreams_no_proxy_covers_go_through_the_pool() {
+    let none = Matcher::builder().build();
+    let chat = "/v1/chat/completions";
+    let cases = [
+        (
+            format!("http://127.0.0.1:8000{chat}"),
+            Some("127.0.0.1:8000"),
+        ),
+        (format!("http://localhost{chat}"), Some("localhost:80")),
+        (format!("http://[::1]:8000{chat}"), Some("[::1]:8000")),
+        (format!("https://api.openai.com{chat}"), None),
+        // A key in the URL is reqwest's to send.
+        (format!("http://user:key@127.0.0.1:8000{chat}"), None),
+    ];
+    for (url, expected) in cases {
+        assert_eq!(pooled_authority(&url, &none).as_deref(), expected, "{url}");
+    }
+
+    let proxied = Matcher::builder()
+        .http("http://proxy.internal:3128")
+        .no("localhost, 10.0.0.0/8")
+        .build();
+    let cases = [
+        (format!("http://model-server:8000{chat}"), None),
+        (
+            format!("http://localhost:8000{chat}"),
+            Some("localhost:8000"),
+        ),
+        (format!("http://10.1.2.3:8000{chat}"), Some("10.1.2.3:8000")),
+    ];
+    for (url, expected) in cases {
+        assert_eq!(
+            pooled_authority(&url, &proxied).as_deref(),
+            expected,
+            "{url}"
+        );
+    }
+}
+
+/// What the loopback upstream saw of each request: its path, the headers
+/// that matter, its body.
+type Seen = Arc<Mutex<Vec<(String, Vec<(String, String)>, String)>>>;
+
+/// A loopback upstream: answers the first request of each pair with an SSE
+/// body, the second with a 429.
+async fn upstream() -> (String, Seen) {
+    async fn answer(
+        State(seen): State<Seen>,
+        request: axum::extract::Request,
+    ) -> axum::response::Response {
+        let path = request.uri().path().to_owned();
+        let headers = ["host", "content-type", "accept", "authorization"]
+            .iter()
+            .filter_map(|name| {
+                let value = request.headers().get(*name)?.to_str().ok()?;
+                Some(((*name).to_owned(), value.to_owned()))
+            })
+            .collect();
+        let body = axum::body::to_bytes(request.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        let n = {
+            let mut seen = seen.lock().unwrap();
+            seen.push((path, headers, String::from_utf8(body.to_vec()).unwrap()));
+            seen.len()
+        };
+        let builder = axum::response::Response::builder();
+        if n % 2 == 1 {
+            builder
+                .header("content-type", "text/event-stream")
+                .body(axum::body::Body::from("data: one\n\ndata: [DONE]\n\n"))
+        } else {
+            builder
+                .status(429)
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(
+                    r#"{"error": {"message": "slow down", "type": "requests"}}"#,
+                ))
+        }
+        .unwrap()
+    }
+    let seen = Seen::default();
+    let app = axum::Router::new()
+        .fallback(answer)
+        .with_state(Arc::clone(&seen));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (format!("http://{addr}/v1"), seen)
+}
+
+#[tokio::test]
+async fn the_pool_and_reqwest_send_and_answer_alike() {
+    let (base, seen) = upstream().await;
+    let found = find_profile("vllm").unwrap();
+    let options = ProxyOptions::new("127.0.0.1:0".parse().unwrap(), base.clone(), "vllm")
+        .with_upstream_key(UpstreamKey::Forward);
+    let pooled = Upstream::new(&options, found.profile, found.wire).unwrap();
+    assert!(pooled.pool.is_some());
+    let mut shared = Upstream::new(&options, found.profile, found.wire).unwrap();
+    shared.pool = None;
+
+    for upstream in [&pooled, &shared] {
+        let mut record = RequestRecord::new(Door::OpenAi);
+        let body = br#"{"model": "m", "stream": true}"#.to_vec();
+        let stream = upstream
+            .post_chat("m", body.clone(), Some("sk-1"), &mut record)
+            .await
+            .unwrap();
+        let answer = read_bounded(stream, 1 << 20).await;
+        assert_eq!(&answer[..], b"data: one\n\ndata: [DONE]\n\n");
+
+        let error = upstream
+            .post_chat("m", body, Some("sk-1"), &mut record)
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(error.status, StatusCode::TOO_MANY_REQUESTS);
+    }
+
+    let host = base
+        .trim_start_matches("http://")
+        .trim_end_matches("/v1")
+        .to_owned();
+    let expected = (
+        "/v1/chat/completions".to_owned(),
+        vec![
+            ("host".to_owned(), host),
+            ("content-type".to_owned(), "application/json".to_owned()),
+            ("accept".to_owned(), "text/event-stream".to_owned()),
+            ("authorization".to_owned(), "Bearer sk-1".to_owned()),
+        ],
+        r#"{"model": "m", "stream": true}"#.to_owned(),
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 4);
+    for request in seen.iter() {
+        assert_eq!(request, &expected);
+    }
+}
