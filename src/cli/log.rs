@@ -11,9 +11,11 @@ use std::time::{Duration, Instant};
 
 use tracing::callsite::Identifier;
 use tracing::level_filters::LevelFilter;
+use tracing::subscriber::Interest;
 use tracing::{Level, Metadata};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer as _;
+use tracing_subscriber::filter::FilterExt as _;
 use tracing_subscriber::layer::{Context, Filter, SubscriberExt as _};
 use tracing_subscriber::util::SubscriberInitExt as _;
 
@@ -34,20 +36,30 @@ pub(crate) enum LogFormat {
 pub(crate) fn init(format: LogFormat) {
     let levels =
         EnvFilter::try_from_env("TOOLROUTER_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-    let quiet = QuietClientErrors {
-        show_client_errors: levels
-            .max_level_hint()
-            .is_some_and(|max| max >= LevelFilter::DEBUG),
-        last_warning: Mutex::new(HashMap::new()),
-    };
     let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
     let layer = match format {
         LogFormat::Text => layer.boxed(),
         LogFormat::Json => layer.json().boxed(),
     };
     tracing_subscriber::registry()
-        .with(layer.with_filter(levels).with_filter(quiet))
+        .with(layer.with_filter(log_filter(levels)))
         .init();
+}
+
+/// `levels`, then [`QuietClientErrors`], as one filter: a callsite `levels`
+/// turns off stays off for good (a span below the level is never made), where
+/// two filters stacked would ask both at every span and event.
+fn log_filter<S>(levels: EnvFilter) -> impl Filter<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    let quiet = QuietClientErrors {
+        show_client_errors: levels
+            .max_level_hint()
+            .is_some_and(|max| max >= LevelFilter::DEBUG),
+        last_warning: Mutex::new(HashMap::new()),
+    };
+    levels.and(quiet)
 }
 
 /// Holds back client-caused warnings and rate-limits the other warnings.
@@ -66,6 +78,19 @@ fn is_client_error(meta: &Metadata<'_>) -> bool {
 }
 
 impl<S> Filter<S> for QuietClientErrors {
+    /// Warnings and errors are decided one by one; everything else passes.
+    fn callsite_enabled(&self, meta: &'static Metadata<'static>) -> Interest {
+        if meta.is_event() && *meta.level() <= Level::WARN {
+            Interest::sometimes()
+        } else {
+            Interest::always()
+        }
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(LevelFilter::TRACE)
+    }
+
     fn enabled(&self, meta: &Metadata<'_>, _: &Context<'_, S>) -> bool {
         if !meta.is_event() || *meta.level() > Level::WARN {
             return true;
@@ -94,4 +119,60 @@ impl<S> Filter<S> for QuietClientErrors {
 pub(crate) fn status(line: std::fmt::Arguments<'_>) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr().lock(), "toolrouter: {line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subscriber as `init` makes it, writing nowhere.
+    fn subscriber(levels: &str) -> impl tracing::Subscriber {
+        let layer = tracing_subscriber::fmt::layer().with_writer(std::io::sink);
+        tracing_subscriber::registry().with(layer.with_filter(log_filter(EnvFilter::new(levels))))
+    }
+
+    #[test]
+    fn spans_below_the_level_are_not_made() {
+        tracing::subscriber::with_default(subscriber("warn"), || {
+            assert!(tracing::info_span!("proxy_request").is_disabled());
+            assert!(!tracing::warn_span!("kept").is_disabled());
+        });
+        tracing::subscriber::with_default(subscriber("info"), || {
+            assert!(!tracing::info_span!("proxy_request").is_disabled());
+            assert!(tracing::debug_span!("below").is_disabled());
+        });
+    }
+
+    #[test]
+    fn a_warning_from_one_place_is_written_at_most_once_a_second() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        /// Counts the lines written.
+        #[derive(Clone, Default)]
+        struct Lines(Arc<AtomicUsize>);
+        impl std::io::Write for Lines {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                let newlines = buf.iter().filter(|b| **b == b'\n').count();
+                self.0.fetch_add(newlines, Ordering::SeqCst);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let layer = tracing_subscriber::fmt::layer().with_writer(move || writer.clone());
+        let subscriber = tracing_subscriber::registry()
+            .with(layer.with_filter(log_filter(EnvFilter::new("info"))));
+        tracing::subscriber::with_default(subscriber, || {
+            for _ in 0..3 {
+                tracing::warn!("the same place");
+            }
+            tracing::warn!("another place");
+            tracing::info!("not rate-limited");
+            tracing::info!("not rate-limited");
+        });
+        assert_eq!(lines.0.load(Ordering::SeqCst), 4);
+    }
 }
