@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -246,7 +246,7 @@ impl Worker {
 /// The routes and their guards: the log line, then the Host/Origin check,
 /// then the token.
 fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
-    let mut router = axum::Router::new()
+    let router = axum::Router::new()
         .route(
             "/v1/chat/completions",
             post(chat_completions).fallback(method_not_allowed),
@@ -263,19 +263,67 @@ fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
         .route("/v1/models/{*id}", get(models).fallback(method_not_allowed))
         .fallback(not_found)
         .with_state(state);
-    if let Some(token) = &options.bearer_token {
-        let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
-        router = router.layer(axum::middleware::from_fn(
-            move |req: Request, next: Next| {
-                let expected = Arc::clone(&expected);
-                async move { check_bearer(&expected, req, next).await }
-            },
-        ));
+    let guard = Arc::new(Guard {
+        loopback_only: !options.allow_remote,
+        expected: options
+            .bearer_token
+            .as_ref()
+            .map(|token| Arc::from(format!("Bearer {token}"))),
+    });
+    router.layer(axum::middleware::from_fn_with_state(guard, guard_and_log))
+}
+
+/// What every request passes before its route.
+struct Guard {
+    /// Only loopback hosts and origins (`loopback_only`).
+    loopback_only: bool,
+    /// `Bearer {token}`, when a token is required.
+    expected: Option<Arc<str>>,
+}
+
+/// The front door's one layer: the Host/Origin check, then the token, and a
+/// debug line per request (method, path, status, time to the answer's head).
+async fn guard_and_log(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+    let logged = tracing::enabled!(tracing::Level::DEBUG).then(|| {
+        (
+            Instant::now(),
+            req.method().clone(),
+            req.uri().path().to_owned(),
+        )
+    });
+    let refused = if guard.loopback_only && !from_loopback(&req) {
+        Some(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "the proxy listens on loopback only: requests must name a loopback host and come from no page or a loopback one",
+            INVALID_REQUEST,
+            Some("forbidden_host"),
+        ))
+    } else if let Some(expected) = &guard.expected
+        && !has_bearer(expected, &req)
+    {
+        Some(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token",
+            INVALID_REQUEST,
+            Some("invalid_api_key"),
+        ))
+    } else {
+        None
+    };
+    let response = match refused {
+        Some(error) => super::anthropic::error_for_path(req.uri().path(), error),
+        None => next.run(req).await,
+    };
+    if let Some((started, method, path)) = logged {
+        tracing::debug!(
+            %method,
+            path = %crate::core::echo(&path),
+            status = response.status().as_u16(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "proxy request"
+        );
     }
-    if !options.allow_remote {
-        router = router.layer(axum::middleware::from_fn(loopback_only));
-    }
-    router.layer(axum::middleware::from_fn(log_request))
+    response
 }
 
 /// The profile's text dialects this build reads.
@@ -294,48 +342,20 @@ fn profile_formats(profile: &ProviderProfile) -> Vec<WireFormat> {
         .collect()
 }
 
-/// One debug line per request: method, path, status, time to the answer's head.
-async fn log_request(req: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = req.method().clone();
-    let path = req.uri().path().to_owned();
-    let response = next.run(req).await;
-    tracing::debug!(
-        %method,
-        path = %crate::core::echo(&path),
-        status = response.status().as_u16(),
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        "proxy request"
-    );
-    response
-}
-
-async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
-    let allowed = {
-        let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
-        let given = header(http::header::AUTHORIZATION.as_str()).unwrap_or("");
-        // The Anthropic SDKs send their key as `x-api-key: T`.
-        let api_key = header("x-api-key").map(|key| format!("Bearer {key}"));
-        let matches = |given: &str| constant_time_eq(given.as_bytes(), expected.as_bytes());
-        matches(given) || api_key.as_deref().is_some_and(matches)
-    };
-    if allowed {
-        next.run(req).await
-    } else {
-        let error = ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "missing or wrong bearer token",
-            INVALID_REQUEST,
-            Some("invalid_api_key"),
-        );
-        super::anthropic::error_for_path(req.uri().path(), error)
-    }
+/// Whether `req` carries the token: `Authorization: Bearer T`, or
+/// `x-api-key: T` as the Anthropic SDKs send it.
+fn has_bearer(expected: &str, req: &Request) -> bool {
+    let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
+    let given = header(http::header::AUTHORIZATION.as_str()).unwrap_or("");
+    let api_key = header("x-api-key").map(|key| format!("Bearer {key}"));
+    let matches = |given: &str| constant_time_eq(given.as_bytes(), expected.as_bytes());
+    matches(given) || api_key.as_deref().is_some_and(matches)
 }
 
 /// A loopback proxy answers only requests addressed to a loopback name, from
 /// no browser page or a loopback one: a web page cannot reach it through DNS
 /// rebinding and spend the upstream's key.
-async fn loopback_only(req: Request, next: Next) -> Response {
+fn from_loopback(req: &Request) -> bool {
     let host = req
         .headers()
         .get(http::header::HOST)
@@ -351,16 +371,7 @@ async fn loopback_only(req: Request, next: Next) -> Response {
             .find_map(|scheme| origin.strip_prefix(scheme))
             .is_some_and(is_loopback_authority)
     });
-    if is_loopback_authority(host) && origin_ok {
-        return next.run(req).await;
-    }
-    let error = ApiError::new(
-        StatusCode::FORBIDDEN,
-        "the proxy listens on loopback only: requests must name a loopback host and come from no page or a loopback one",
-        INVALID_REQUEST,
-        Some("forbidden_host"),
-    );
-    super::anthropic::error_for_path(req.uri().path(), error)
+    is_loopback_authority(host) && origin_ok
 }
 
 /// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
