@@ -18,10 +18,9 @@ pub enum ProxyError {
         /// The name given.
         name: String,
     },
-    /// The profile's wire is not the one this front door forwards to.
-    #[error(
-        "provider `{provider}` speaks the `{wire}` wire; the proxy forwards to every provider profile's own wire (OpenAI Chat Completions, Anthropic, Gemini, Ollama, Bedrock), not to a Responses upstream: use `openai` or `azure-openai`"
-    )]
+    /// The profile's wire is one the proxy does not translate to (every
+    /// wire of this build's profiles is served).
+    #[error("provider `{provider}` speaks the `{wire}` wire, which the proxy does not forward to")]
     UnsupportedWire {
         /// The profile.
         provider: String,

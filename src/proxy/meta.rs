@@ -45,6 +45,9 @@ struct FrameMeta {
     /// Anthropic's `message_start` carries them in its `message`.
     #[serde(default)]
     message: Option<MessageMeta>,
+    /// Responses' `response.created` carries them in its `response`.
+    #[serde(default)]
+    response: Option<MessageMeta>,
 }
 
 #[derive(Deserialize)]
@@ -53,6 +56,9 @@ struct MessageMeta {
     id: Option<String>,
     #[serde(default)]
     model: Option<String>,
+    /// Responses' creation time.
+    #[serde(default)]
+    created_at: Option<u64>,
 }
 
 impl MetaSniffer {
@@ -103,9 +109,10 @@ impl MetaSniffer {
         let Ok(mut frame) = serde_json::from_slice::<FrameMeta>(data.trim_ascii()) else {
             return;
         };
-        if let Some(message) = frame.message.take() {
+        if let Some(message) = frame.message.take().or(frame.response.take()) {
             frame.id = frame.id.or(message.id.map(serde_json::Value::String));
             frame.model = frame.model.or(message.model);
+            frame.created = frame.created.or(message.created_at);
         }
         // Azure's first chunk has `id: ""` and `model: ""`: keep looking.
         let id = match frame.id {

@@ -46,6 +46,7 @@ mod to_anthropic;
 mod to_bedrock;
 mod to_gemini;
 mod to_ollama;
+mod to_responses;
 mod turn;
 mod upstream;
 

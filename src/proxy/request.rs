@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::error::ApiError;
 use toolrouter_providers::Wire;
 
-use super::{text_tools, to_anthropic, to_bedrock, to_gemini, to_ollama};
+use super::{text_tools, to_anthropic, to_bedrock, to_gemini, to_ollama, to_responses};
 use crate::core::{JsonObject, ToolCatalog, ToolShape, echo};
 
 /// A client's request, checked.
@@ -117,7 +117,8 @@ impl UpstreamShape {
     /// for an upstream without tool support ([`text_tools::teach`]); for
     /// another wire than Chat Completions, translated into its request
     /// ([`to_anthropic::messages_body`], [`to_gemini::generate_body`],
-    /// [`to_ollama::chat_body`], [`to_bedrock::converse_body`]).
+    /// [`to_ollama::chat_body`], [`to_bedrock::converse_body`],
+    /// [`to_responses::responses_body`]).
     pub(crate) fn body(self, object: &Map<String, Value>) -> Result<Vec<u8>, ApiError> {
         let mut owned = None;
         if self.text_tools {
@@ -131,6 +132,7 @@ impl UpstreamShape {
             Wire::Gemini => Some(to_gemini::generate_body),
             Wire::Ollama => Some(to_ollama::chat_body),
             Wire::Bedrock => Some(to_bedrock::converse_body),
+            Wire::OpenAiResponses => Some(to_responses::responses_body),
             _ => None,
         };
         if let Some(translate) = translate {

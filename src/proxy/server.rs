@@ -92,10 +92,9 @@ impl ProxyServer {
 
 /// Starts a proxy: binds `options.listen` and forwards to `options.upstream`.
 ///
-/// Refused before binding: an unknown profile, the OpenAI Responses wire (as
-/// an upstream: every profile's own wire is served), an upstream URL that is
-/// not `http(s)://`, a
-/// non-loopback address without [`allow_remote`](ProxyOptions::allow_remote)
+/// Every profile's own wire is served. Refused before binding: an unknown
+/// profile, an upstream URL that is not `http(s)://`, a non-loopback address
+/// without [`allow_remote`](ProxyOptions::allow_remote)
 /// and a bearer token, and a bearer token together with
 /// [`UpstreamKey::Forward`] (both would read `Authorization`).
 pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyError> {
@@ -104,7 +103,12 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
     })?;
     if !matches!(
         found.wire,
-        Wire::OpenAiChat | Wire::Anthropic | Wire::Gemini | Wire::Ollama | Wire::Bedrock
+        Wire::OpenAiChat
+            | Wire::OpenAiResponses
+            | Wire::Anthropic
+            | Wire::Gemini
+            | Wire::Ollama
+            | Wire::Bedrock
     ) {
         return Err(ProxyError::UnsupportedWire {
             provider: found.profile.name.clone(),

@@ -331,6 +331,24 @@ fn the_metadata_is_read_from_the_first_frames_that_carry_it() {
         assert_eq!(meta.created, 42);
         assert_eq!(meta.system_fingerprint.as_deref(), Some("fp"));
     }
+    // Anthropic's `message_start` and Responses' `response.created` carry
+    // them one level down.
+    let nested = [
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"model\":\"claude-x\"}}\n\n",
+        "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\",\"created_at\":1756198800,\"model\":\"gpt-5\"}}\n\n",
+    ];
+    for (stream, id, model, created) in [
+        (nested[0], "msg_1", "claude-x", None),
+        (nested[1], "resp_1", "gpt-5", Some(1756198800)),
+    ] {
+        let mut sniffer = MetaSniffer::default();
+        sniffer.observe(stream.as_bytes());
+        let meta = sniffer.meta("fallback");
+        assert_eq!((meta.id.as_str(), meta.model.as_str()), (id, model));
+        if let Some(created) = created {
+            assert_eq!(meta.created, created);
+        }
+    }
     let meta = MetaSniffer::default().meta("fallback");
     assert!(meta.id.starts_with("chatcmpl-"));
     assert_eq!(meta.model, "fallback");

@@ -22,6 +22,7 @@ mod proxy_gemini_upstream;
 mod proxy_ollama_bedrock_upstream;
 mod proxy_python;
 mod proxy_responses;
+mod proxy_responses_upstream;
 mod proxy_server_tools;
 mod proxy_text_tools;
 mod proxy_upstream_conn;

@@ -416,8 +416,6 @@ async fn serve_proxy_refuses_what_it_cannot_serve_safely() {
     assert!(matches!(e, ProxyError::ForwardKeyWithToken), "{e}");
     let e = refused(serve_proxy(base("127.0.0.1:0", "no-such-provider")).await);
     assert!(matches!(e, ProxyError::UnknownProvider { .. }), "{e}");
-    let e = refused(serve_proxy(base("127.0.0.1:0", "openai-responses")).await);
-    assert!(matches!(e, ProxyError::UnsupportedWire { .. }), "{e}");
     let e = refused(
         serve_proxy(ProxyOptions::new(
             "127.0.0.1:0".parse().unwrap(),
