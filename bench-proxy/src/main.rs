@@ -29,9 +29,13 @@
 //!   rounds, direct and proxied alternating);
 //! - 256 concurrent clients through the proxy, 4 tool-call streams each: every
 //!   stream must end in `[DONE]` with HTTP 200 (the bench exits 1 otherwise);
-//! - the floor: the same latency pairs through a bare TCP relay (this
+//! - the floors: the same latency pairs through a bare TCP relay (this
 //!   binary with `--relay`, a process of its own, copying bytes without
-//!   parsing them): what one more loopback hop costs on this machine;
+//!   parsing them): what one more loopback hop costs on this machine; and
+//!   through a bare HTTP proxy (`--relay-http`: hyper's HTTP/1 server in
+//!   front of hyper's HTTP/1 client, one upstream connection per client
+//!   connection, the answer's body passed through untouched): what reading
+//!   and writing HTTP on both sides adds to the hop;
 //! - memory per open stream: a fresh proxy's VmRSS with `--held` streams (256)
 //!   paused after 100 chunks (half the answer if shorter) by the upstream,
 //!   minus its idle VmRSS after 16 streams, over the streams held. Both are
@@ -67,6 +71,7 @@ mod upstream;
 
 use std::path::PathBuf;
 
+use procs::Floor;
 use run::{burst, hold, latency_pairs, throughput};
 use table::Report;
 use upstream::{Upstream, Workload};
@@ -134,9 +139,14 @@ fn args() -> Result<Args, String> {
 
 fn main() {
     let mut argv = std::env::args().skip(1);
-    if argv.next().as_deref() == Some("--relay") {
-        if let Err(e) = procs::run_relay(&argv.next().unwrap_or_default()) {
-            eprintln!("bench-proxy --relay: {e}");
+    if let Some(flag @ ("--relay" | "--relay-http")) = argv.next().as_deref() {
+        let upstream = argv.next().unwrap_or_default();
+        let outcome = match flag {
+            "--relay" => procs::run_relay(&upstream),
+            _ => procs::run_http_relay(&upstream),
+        };
+        if let Err(e) = outcome {
+            eprintln!("bench-proxy {flag}: {e}");
             std::process::exit(1);
         }
         return;
@@ -167,7 +177,8 @@ async fn bench() -> Result<(), String> {
         proxy.addr,
         proxy.pid()
     );
-    let relay = procs::relay(direct).await?;
+    let relay = procs::relay(direct, Floor::Tcp).await?;
+    let http_relay = procs::relay(direct, Floor::Http).await?;
     let mut report = Report::new(args.chunks);
 
     let workloads = match args.latency_only {
@@ -199,9 +210,16 @@ async fn bench() -> Result<(), String> {
             args.pairs
         );
         let (d, r) = latency_pairs(direct, relay.addr, workload, args.pairs, warmup).await?;
-        report.floor(workload, d, r);
+        report.floor(workload, Floor::Tcp, d, r);
+        eprintln!(
+            "latency through the bare HTTP proxy, {workload:?}: {} pairs",
+            args.pairs
+        );
+        let (d, r) = latency_pairs(direct, http_relay.addr, workload, args.pairs, warmup).await?;
+        report.floor(workload, Floor::Http, d, r);
     }
     relay.stop().await;
+    http_relay.stop().await;
     if args.latency_only.is_some() {
         proxy.stop().await;
         println!("{}", report.render());

@@ -164,15 +164,30 @@ pub async fn litellm(bin: &Path, upstream: &str) -> Result<Proxy, String> {
     ))
 }
 
-/// Starts the floor: this bench's own binary as a bare TCP relay in front of
-/// `upstream` (`--relay ADDR`, a process of its own like the proxy): every
-/// client connection gets an upstream connection and the bytes are copied
-/// both ways, with no HTTP parsing. What it adds is the cost of the extra
-/// hop alone on this machine.
-pub async fn relay(upstream: SocketAddr) -> Result<Proxy, String> {
+/// The two floors, each this bench's own binary in a process of its own in
+/// front of the upstream, as the proxy is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Floor {
+    /// `--relay ADDR`: every client connection gets an upstream connection
+    /// and the bytes are copied both ways, with no HTTP parsing: what the
+    /// extra hop alone costs on this machine.
+    Tcp,
+    /// `--relay-http ADDR`: hyper's HTTP/1 server in front of hyper's HTTP/1
+    /// client, each request passed on and its answer's body streamed back
+    /// untouched: what reading and writing HTTP on both sides costs, the
+    /// least an HTTP proxy built on hyper does.
+    Http,
+}
+
+/// Starts a floor in front of `upstream`.
+pub async fn relay(upstream: SocketAddr, floor: Floor) -> Result<Proxy, String> {
     let bin = std::env::current_exe().map_err(|e| e.to_string())?;
+    let flag = match floor {
+        Floor::Tcp => "--relay",
+        Floor::Http => "--relay-http",
+    };
     let mut child = Command::new(&bin)
-        .args(["--relay", &upstream.to_string()])
+        .args([flag, &upstream.to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -217,6 +232,60 @@ pub fn run_relay(upstream: &str) -> Result<(), String> {
                 let _ = client.set_nodelay(true);
                 let _ = server.set_nodelay(true);
                 let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+            });
+        }
+    })
+}
+
+/// The HTTP floor's own process (`bench-proxy --relay-http ADDR`): one
+/// thread, prints its address on stdout; each client connection gets one
+/// upstream connection, its requests are sent on as they came (hyper's
+/// client) and each answer's head and body come back as they arrive.
+pub fn run_http_relay(upstream: &str) -> Result<(), String> {
+    use hyper::body::Incoming;
+    use hyper_util::rt::TokioIo;
+
+    let upstream: SocketAddr = upstream.parse().map_err(|e| format!("--relay-http: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| e.to_string())?;
+        println!("{}", listener.local_addr().map_err(|e| e.to_string())?);
+        loop {
+            let Ok((client, _)) = listener.accept().await else {
+                continue;
+            };
+            tokio::spawn(async move {
+                let Ok(server) = tokio::net::TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
+                let Ok((sender, connection)) =
+                    hyper::client::conn::http1::handshake::<_, Incoming>(TokioIo::new(server))
+                        .await
+                else {
+                    return;
+                };
+                tokio::spawn(connection);
+                // One request at a time on a connection: the lock is free
+                // again once the answer's head is back.
+                let sender = std::sync::Arc::new(tokio::sync::Mutex::new(sender));
+                let service = hyper::service::service_fn(move |request| {
+                    let sender = std::sync::Arc::clone(&sender);
+                    async move {
+                        let mut sender = sender.lock().await;
+                        sender.ready().await?;
+                        sender.send_request(request).await
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(client), service)
+                    .await;
             });
         }
     })

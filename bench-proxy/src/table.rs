@@ -1,5 +1,6 @@
 //! The markdown report.
 
+use crate::procs::Floor;
 use crate::run::{Burst, Held, Samples};
 use crate::upstream::Workload;
 
@@ -64,8 +65,8 @@ impl Report {
         self.rows.push(format!("| {} |", cells.join(" | ")));
     }
 
-    /// The first byte directly and through the bare relay (the floor).
-    pub fn floor(&mut self, workload: Workload, d: Samples, r: Samples) {
+    /// The first byte directly and through a floor.
+    pub fn floor(&mut self, workload: Workload, floor: Floor, d: Samples, r: Samples) {
         let name = match workload {
             Workload::Tool => "tool call",
             Workload::Paced => "text, 1 ms after the first chunk",
@@ -74,7 +75,13 @@ impl Report {
         let (dv, rv) = (&d.first_byte, &r.first_byte);
         let (x50, y50, x99, y99) = (pct(dv, 50.0), pct(rv, 50.0), pct(dv, 99.0), pct(rv, 99.0));
         self.row([
-            &format!("{name}: first body byte through a bare TCP relay (the floor)"),
+            &format!(
+                "{name}: first body byte through {}",
+                match floor {
+                    Floor::Tcp => "a bare TCP relay (the floor)",
+                    Floor::Http => "a bare hyper HTTP proxy (the HTTP floor)",
+                }
+            ),
             &format!("{} / {}", us(x50), us(x99)),
             &format!("{} / {}", us(y50), us(y99)),
             &format!("{} / {}", added(y50 - x50), added(y99 - x99)),
