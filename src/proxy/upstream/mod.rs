@@ -163,9 +163,10 @@ impl Upstream {
             .build()
             .map_err(|e| ProxyError::Client(e.to_string()))?;
         let proxies = hyper_util::client::proxy::matcher::Matcher::from_system();
-        let pool = pooled_authority(&chat.url, &proxies).map(|authority| {
+        let pool = pooled_authority(&chat.url, &proxies).map(|(authority, host)| {
             Arc::new(pool::Pool::new(
                 authority,
+                &host,
                 options.connect_timeout,
                 options.read_timeout,
             ))
@@ -382,14 +383,14 @@ fn model_in_url(wire: Wire) -> bool {
     matches!(wire, Wire::Gemini | Wire::Bedrock)
 }
 
-/// The host and port of `url` when chat requests to it go through the
-/// worker's own pool: plain `http`, and none of the system's `proxies`
-/// (`HTTP_PROXY`, `ALL_PROXY`, less `NO_PROXY`, as reqwest reads them)
-/// covers it.
+/// The host and port of `url`, and its authority as written (the requests'
+/// `Host`), when chat requests to it go through the worker's own pool: plain
+/// `http`, and none of the system's `proxies` (`HTTP_PROXY`, `ALL_PROXY`, less
+/// `NO_PROXY`, as reqwest reads them) covers it.
 fn pooled_authority(
     url: &str,
     proxies: &hyper_util::client::proxy::matcher::Matcher,
-) -> Option<String> {
+) -> Option<(String, String)> {
     let uri: http::Uri = url.parse().ok()?;
     if uri.scheme() != Some(&http::uri::Scheme::HTTP) {
         return None;
@@ -402,11 +403,12 @@ fn pooled_authority(
     if authority.as_str().contains('@') {
         return None;
     }
-    Some(format!(
+    let address = format!(
         "{}:{}",
         authority.host(),
         authority.port_u16().unwrap_or(80)
-    ))
+    );
+    Some((address, authority.as_str().to_owned()))
 }
 
 /// The path and query of `url` (origin form, for the pool).

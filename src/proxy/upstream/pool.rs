@@ -43,6 +43,8 @@ pub(super) type PoolBody = Full<Bytes>;
 pub(super) struct Pool {
     /// `host:port`, as resolved and connected to.
     authority: String,
+    /// The URL's authority as written, each request's `Host`.
+    host: Option<HeaderValue>,
     connect_timeout: Duration,
     read_timeout: Option<Duration>,
     /// Ready connections, the one returned last at the end.
@@ -65,14 +67,16 @@ pub(super) struct Answered {
 }
 
 impl Pool {
-    /// A pool to `authority` (`host:port`).
+    /// A pool to `authority` (`host:port`), whose requests name `host`.
     pub(super) fn new(
         authority: String,
+        host: &str,
         connect_timeout: Duration,
         read_timeout: Option<Duration>,
     ) -> Self {
         Self {
             authority,
+            host: HeaderValue::from_str(host).ok(),
             connect_timeout,
             read_timeout,
             idle: Mutex::new(Vec::new()),
@@ -85,8 +89,10 @@ impl Pool {
         self: &Arc<Self>,
         mut request: Request<PoolBody>,
     ) -> Result<Answered, UpstreamError> {
-        if let Ok(host) = HeaderValue::from_str(&self.authority) {
-            request.headers_mut().insert(http::header::HOST, host);
+        if let Some(host) = &self.host {
+            request
+                .headers_mut()
+                .insert(http::header::HOST, host.clone());
         }
         let mut clock = self.read_timeout.map(ReadClock::new);
         let (sender, response) = match self.checkout() {

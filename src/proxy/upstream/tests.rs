@@ -13,19 +13,28 @@ use crate::proxy::record::Door;
 fn plain_http_upstreams_no_proxy_covers_go_through_the_pool() {
     let none = Matcher::builder().build();
     let chat = "/v1/chat/completions";
+    let pooled = |url: &str, proxies: &Matcher| pooled_authority(url, proxies);
+    let both = |address: &str, host: &str| Some((address.to_owned(), host.to_owned()));
     let cases = [
         (
             format!("http://127.0.0.1:8000{chat}"),
-            Some("127.0.0.1:8000"),
+            both("127.0.0.1:8000", "127.0.0.1:8000"),
         ),
-        (format!("http://localhost{chat}"), Some("localhost:80")),
-        (format!("http://[::1]:8000{chat}"), Some("[::1]:8000")),
+        // The port connected to is explicit, the `Host` as written.
+        (
+            format!("http://localhost{chat}"),
+            both("localhost:80", "localhost"),
+        ),
+        (
+            format!("http://[::1]:8000{chat}"),
+            both("[::1]:8000", "[::1]:8000"),
+        ),
         (format!("https://api.openai.com{chat}"), None),
         // A key in the URL is reqwest's to send.
         (format!("http://user:key@127.0.0.1:8000{chat}"), None),
     ];
     for (url, expected) in cases {
-        assert_eq!(pooled_authority(&url, &none).as_deref(), expected, "{url}");
+        assert_eq!(pooled(&url, &none), expected, "{url}");
     }
 
     let proxied = Matcher::builder()
@@ -36,16 +45,15 @@ fn plain_http_upstreams_no_proxy_covers_go_through_the_pool() {
         (format!("http://model-server:8000{chat}"), None),
         (
             format!("http://localhost:8000{chat}"),
-            Some("localhost:8000"),
+            both("localhost:8000", "localhost:8000"),
         ),
-        (format!("http://10.1.2.3:8000{chat}"), Some("10.1.2.3:8000")),
+        (
+            format!("http://10.1.2.3:8000{chat}"),
+            both("10.1.2.3:8000", "10.1.2.3:8000"),
+        ),
     ];
     for (url, expected) in cases {
-        assert_eq!(
-            pooled_authority(&url, &proxied).as_deref(),
-            expected,
-            "{url}"
-        );
+        assert_eq!(pooled(&url, &proxied), expected, "{url}");
     }
 }
 
