@@ -169,6 +169,7 @@ impl Upstream {
                 &host,
                 options.connect_timeout,
                 options.read_timeout,
+                pool::IDLE_TIMEOUT,
             ))
         });
         let chat_path = chat_url.as_ref().and_then(|_| path_of(&chat.url));

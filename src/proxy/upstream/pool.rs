@@ -3,9 +3,10 @@
 //! machine or its network), driven with hyper's `client::conn` on the
 //! worker's own runtime.
 //!
-//! A request takes the connection returned last that is ready for one, else
-//! connects; a connection goes back once its answer has been read to the end,
-//! and closes when the answer is dropped before (the client left). A request
+//! A request takes the connection returned last that is ready for one and has
+//! not been idle past [`IDLE_TIMEOUT`], else connects; a connection goes back
+//! once its answer has been read to the end, and closes when the answer is
+//! dropped before (the client left). A request
 //! that a kept-alive connection refused before sending it (the upstream had
 //! closed it meanwhile) is sent once more on a new connection. The read
 //! timeout runs from the request to the answer's head, then from each read to
@@ -32,6 +33,11 @@ use super::UpstreamError;
 /// The most idle connections one worker keeps.
 const MAX_IDLE: usize = 64;
 
+/// How long a connection may sit idle and still be used (reqwest's default):
+/// past it, a connection a NAT or firewall may have dropped without a word
+/// is not trusted with a request.
+pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+
 /// Each connection's read buffer: one size, so that a burst does not grow it
 /// (an answer's head must fit; model servers send a few hundred bytes).
 const READ_BUFFER: usize = 8 * 1024;
@@ -47,8 +53,9 @@ pub(super) struct Pool {
     host: Option<HeaderValue>,
     connect_timeout: Duration,
     read_timeout: Option<Duration>,
-    /// Ready connections, the one returned last at the end.
-    idle: Mutex<Vec<SendRequest<PoolBody>>>,
+    idle_timeout: Duration,
+    /// Ready connections and since when, the one returned last at the end.
+    idle: Mutex<Vec<(SendRequest<PoolBody>, Instant)>>,
 }
 
 impl std::fmt::Debug for Pool {
@@ -73,12 +80,14 @@ impl Pool {
         host: &str,
         connect_timeout: Duration,
         read_timeout: Option<Duration>,
+        idle_timeout: Duration,
     ) -> Self {
         Self {
             authority,
             host: HeaderValue::from_str(host).ok(),
             connect_timeout,
             read_timeout,
+            idle_timeout,
             idle: Mutex::new(Vec::new()),
         }
     }
@@ -126,6 +135,11 @@ impl Pool {
         clock: &mut Option<ReadClock>,
     ) -> Result<(SendRequest<PoolBody>, hyper::Response<Incoming>), UpstreamError> {
         let mut sender = self.connect().await?;
+        // The wait for the answer starts once connected (connecting has its
+        // own timeout).
+        if let Some(clock) = clock {
+            clock.read();
+        }
         let response = self
             .exchange(&mut sender, request, clock)
             .await
@@ -160,11 +174,15 @@ impl Pool {
         })
     }
 
-    /// The idle connection returned last that is ready; closed ones are
-    /// dropped on the way.
+    /// The idle connection returned last that is ready; closed ones, and
+    /// those idle too long (at the front: they go back in time order), are
+    /// dropped, which closes them.
     fn checkout(&self) -> Option<SendRequest<PoolBody>> {
+        let now = Instant::now();
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        while let Some(sender) = idle.pop() {
+        let stale = idle.partition_point(|(_, since)| now - *since >= self.idle_timeout);
+        idle.drain(..stale);
+        while let Some((sender, _)) = idle.pop() {
             if sender.is_ready() {
                 return Some(sender);
             }
@@ -179,7 +197,7 @@ impl Pool {
         }
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         if idle.len() < MAX_IDLE {
-            idle.push(sender);
+            idle.push((sender, Instant::now()));
         }
     }
 
@@ -320,7 +338,7 @@ impl ReadClock {
         }
     }
 
-    /// Something was read now.
+    /// Something was read now (or the wait starts now).
     fn read(&mut self) {
         self.last_read = Instant::now();
     }

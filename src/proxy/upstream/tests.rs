@@ -160,3 +160,71 @@ async fn the_pool_and_reqwest_send_and_answer_alike() {
         assert_eq!(request, &expected);
     }
 }
+
+/// A loopback upstream on raw TCP that counts its connections and answers
+/// every request on each with the same small SSE body.
+async fn counting_upstream() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&connections);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut chunk = [0u8; 1024];
+                while let Ok(n @ 1..) = stream.read(&mut chunk).await {
+                    seen.extend_from_slice(&chunk[..n]);
+                    // Each request is a head and `{}` (content-length 2).
+                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        if seen.len() < end + 6 {
+                            break;
+                        }
+                        seen.drain(..end + 6);
+                        let answer = "HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\ndata:\n";
+                        if stream.write_all(answer.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (addr, connections)
+}
+
+#[tokio::test]
+async fn a_connection_idle_past_the_idle_timeout_is_not_used_again() {
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+    for (idle_timeout, connections) in
+        [(Duration::from_millis(50), 2), (Duration::from_secs(60), 1)]
+    {
+        let (addr, count) = counting_upstream().await;
+        let pool = Arc::new(pool::Pool::new(
+            addr.clone(),
+            &addr,
+            Duration::from_secs(5),
+            Some(Duration::from_secs(5)),
+            idle_timeout,
+        ));
+        for _ in 0..2 {
+            let mut request = http::Request::new(pool::PoolBody::new(Bytes::from_static(b"{}")));
+            *request.method_mut() = http::Method::POST;
+            *request.uri_mut() = http::Uri::from_static("/v1/chat/completions");
+            let answered = pool.send(request).await.unwrap();
+            assert_eq!(answered.status, StatusCode::OK);
+            let body = read_bounded(answered.body.boxed(), 1024).await;
+            assert_eq!(&body[..], b"data:\n");
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+        assert_eq!(
+            count.load(Ordering::SeqCst),
+            connections,
+            "{idle_timeout:?}"
+        );
+    }
+}
