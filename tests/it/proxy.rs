@@ -39,6 +39,36 @@ pub(crate) async fn proxy_with(options: ProxyOptions) -> ProxyServer {
     serve_proxy(options).await.unwrap()
 }
 
+/// A recording of `../shared/fixtures/streams/`, replayed as SSE.
+pub(crate) fn shared_sse(name: &str) -> Reply {
+    Reply::sse(shared_dir().join("fixtures/streams").join(name))
+}
+
+/// A proxy in front of `upstream` with `provider`'s profile that sends the
+/// client's own key upstream (`--forward-key`).
+pub(crate) async fn forwarding_proxy(upstream: &ReplayServer, provider: &str) -> ProxyServer {
+    proxy_with(
+        ProxyOptions::new(
+            "127.0.0.1:0".parse().unwrap(),
+            upstream.base_url(),
+            provider,
+        )
+        .with_upstream_key(toolrouter::UpstreamKey::Forward),
+    )
+    .await
+}
+
+/// `POST /v1/chat/completions` with the client's key `sk-client`.
+pub(crate) async fn post_as_client(proxy: &ProxyServer, body: &Value) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{}/chat/completions", proxy.url()))
+        .bearer_auth("sk-client")
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
 /// The app's tools: `get_weather` and `get_time`.
 pub(crate) fn tools() -> Value {
     json!([

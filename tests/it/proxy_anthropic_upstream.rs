@@ -10,13 +10,9 @@
 use serde_json::{Value, json};
 use toolrouter::ProxyOptions;
 
+use crate::proxy::shared_sse as stream;
 use crate::proxy::{fold, frames, post, proxy_with, request};
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::shared_dir;
-
-fn stream(name: &str) -> Reply {
-    Reply::sse(shared_dir().join("fixtures/streams").join(name))
-}
 
 async fn anthropic_proxy(upstream: &ReplayServer) -> toolrouter::ProxyServer {
     proxy_with(ProxyOptions::new(

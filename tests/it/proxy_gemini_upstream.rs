@@ -11,26 +11,13 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolrouter::{ProxyOptions, UpstreamKey};
 
-use crate::proxy::{args, fold, frames, get_json, post, proxy_with, request};
+use crate::proxy::shared_sse as stream;
+use crate::proxy::{args, fold, forwarding_proxy, frames, get_json, post, post_as_client, request};
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::shared_dir;
-
-fn stream(name: &str) -> Reply {
-    Reply::sse(shared_dir().join("fixtures/streams").join(name))
-}
 
 async fn gemini_proxy(upstream: &ReplayServer) -> toolrouter::ProxyServer {
-    proxy_with(
-        ProxyOptions::new(
-            "127.0.0.1:0".parse().unwrap(),
-            upstream.base_url(),
-            "gemini",
-        )
-        .with_upstream_key(UpstreamKey::Forward),
-    )
-    .await
+    forwarding_proxy(upstream, "gemini").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -38,19 +25,7 @@ async fn a_streamed_tool_loop_against_a_gemini_upstream() {
     let upstream =
         ReplayServer::start(vec![stream("gemini.single.sse"), stream("gemini.text.sse")]).await;
     let proxy = gemini_proxy(&upstream).await;
-    let client_post = |body: Value| {
-        let url = format!("{}/chat/completions", proxy.url());
-        async move {
-            reqwest::Client::new()
-                .post(url)
-                .bearer_auth("sk-client")
-                .json(&body)
-                .send()
-                .await
-                .unwrap()
-        }
-    };
-    let first = fold(&frames(client_post(request(true)).await).await);
+    let first = fold(&frames(post_as_client(&proxy, &request(true)).await).await);
     // gemini.single.sse.expect.json
     assert_eq!(
         first.content,
@@ -72,7 +47,7 @@ async fn a_streamed_tool_loop_against_a_gemini_upstream() {
         {"role": "assistant", "content": first.content, "tool_calls": [
             {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}]},
         {"role": "tool", "tool_call_id": id, "content": "18 °C and sunny"}]);
-    let second = fold(&frames(client_post(second).await).await);
+    let second = fold(&frames(post_as_client(&proxy, &second).await).await);
     // gemini.text.sse.expect.json
     assert_eq!(
         second.content,

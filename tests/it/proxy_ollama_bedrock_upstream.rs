@@ -8,9 +8,8 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::{Value, json};
-use toolrouter::{ProxyOptions, UpstreamKey};
 
-use crate::proxy::{args, fold, frames, get_json, post, proxy_with, request};
+use crate::proxy::{args, fold, forwarding_proxy, frames, get_json, post, post_as_client, request};
 use crate::support::replay::{ReplayServer, Reply};
 use crate::support::shared_dir;
 
@@ -23,25 +22,7 @@ fn eventstream(name: &str) -> Reply {
 }
 
 async fn proxy_to(upstream: &ReplayServer, provider: &str) -> toolrouter::ProxyServer {
-    proxy_with(
-        ProxyOptions::new(
-            "127.0.0.1:0".parse().unwrap(),
-            upstream.base_url(),
-            provider,
-        )
-        .with_upstream_key(UpstreamKey::Forward),
-    )
-    .await
-}
-
-async fn post_as_client(proxy: &toolrouter::ProxyServer, body: &Value) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{}/chat/completions", proxy.url()))
-        .bearer_auth("sk-client")
-        .json(body)
-        .send()
-        .await
-        .unwrap()
+    forwarding_proxy(upstream, provider).await
 }
 
 /// A request with a call, its result, a system message and the sampling fields.

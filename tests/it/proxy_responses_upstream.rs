@@ -12,25 +12,21 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolrouter::{ProxyOptions, UpstreamKey};
 
-use crate::proxy::{args, fold, frames, post, proxy_with, request};
-use crate::support::replay::{ReplayServer, Reply};
-use crate::support::shared_dir;
-
-fn stream(name: &str) -> Reply {
-    Reply::sse(shared_dir().join("fixtures/streams").join(name))
-}
+use crate::proxy::shared_sse as stream;
+use crate::proxy::{args, fold, forwarding_proxy, frames, post, post_as_client, request};
+use crate::support::replay::ReplayServer;
 
 async fn responses_proxy(upstream: &ReplayServer) -> toolrouter::ProxyServer {
-    proxy_with(
-        ProxyOptions::new(
-            "127.0.0.1:0".parse().unwrap(),
-            upstream.base_url(),
-            "openai-responses",
-        )
-        .with_upstream_key(UpstreamKey::Forward),
-    )
+    forwarding_proxy(upstream, "openai-responses").await
+}
+
+/// An upstream answering a call (`single`), then the final text (`text`).
+async fn weather_loop_upstream() -> ReplayServer {
+    ReplayServer::start(vec![
+        stream("openai-responses.single.sse"),
+        stream("openai-responses.text.sse"),
+    ])
     .await
 }
 
@@ -62,25 +58,9 @@ fn weather_loop_input(call_id: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamed_tool_loop_against_a_responses_upstream() {
-    let upstream = ReplayServer::start(vec![
-        stream("openai-responses.single.sse"),
-        stream("openai-responses.text.sse"),
-    ])
-    .await;
+    let upstream = weather_loop_upstream().await;
     let proxy = responses_proxy(&upstream).await;
-    let client_post = |body: Value| {
-        let url = format!("{}/chat/completions", proxy.url());
-        async move {
-            reqwest::Client::new()
-                .post(url)
-                .bearer_auth("sk-client")
-                .json(&body)
-                .send()
-                .await
-                .unwrap()
-        }
-    };
-    let first = fold(&frames(client_post(request(true)).await).await);
+    let first = fold(&frames(post_as_client(&proxy, &request(true)).await).await);
     // openai-responses.single.sse.expect.json
     assert_eq!(
         first.content,
@@ -102,7 +82,7 @@ async fn a_streamed_tool_loop_against_a_responses_upstream() {
         {"role": "assistant", "content": first.content, "tool_calls": [
             {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}]},
         {"role": "tool", "tool_call_id": id, "content": "18 °C and sunny"}]);
-    let second = fold(&frames(client_post(second).await).await);
+    let second = fold(&frames(post_as_client(&proxy, &second).await).await);
     // openai-responses.text.sse.expect.json
     assert_eq!(
         second.content,
@@ -204,11 +184,7 @@ async fn reasoning_parallel_calls_errors_and_the_token_limit_in_chat_completions
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_openai_sdk_runs_a_tool_loop_against_a_responses_upstream_streamed_and_whole() {
     for scenario in ["loop", "loop_complete"] {
-        let upstream = ReplayServer::start(vec![
-            stream("openai-responses.single.sse"),
-            stream("openai-responses.text.sse"),
-        ])
-        .await;
+        let upstream = weather_loop_upstream().await;
         let proxy = responses_proxy(&upstream).await;
         let seen = tokio::time::timeout(
             Duration::from_secs(60),
@@ -256,11 +232,7 @@ async fn the_openai_sdk_runs_a_tool_loop_against_a_responses_upstream_streamed_a
 /// against a Responses upstream. Within a minute: a loop that hangs fails.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_anthropic_sdk_runs_a_tool_loop_against_a_responses_upstream() {
-    let upstream = ReplayServer::start(vec![
-        stream("openai-responses.single.sse"),
-        stream("openai-responses.text.sse"),
-    ])
-    .await;
+    let upstream = weather_loop_upstream().await;
     let proxy = responses_proxy(&upstream).await;
     let seen = tokio::time::timeout(
         Duration::from_secs(60),
