@@ -211,29 +211,8 @@ pub async fn relay(upstream: SocketAddr, floor: Floor) -> Result<Proxy, String> 
 /// The relay's own process (`bench-proxy --relay ADDR`): one thread, prints
 /// its address on stdout, copies bytes until killed.
 pub fn run_relay(upstream: &str) -> Result<(), String> {
-    let upstream: SocketAddr = upstream.parse().map_err(|e| format!("--relay: {e}"))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|e| e.to_string())?;
-        println!("{}", listener.local_addr().map_err(|e| e.to_string())?);
-        loop {
-            let Ok((mut client, _)) = listener.accept().await else {
-                continue;
-            };
-            tokio::spawn(async move {
-                let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
-                    return;
-                };
-                let _ = client.set_nodelay(true);
-                let _ = server.set_nodelay(true);
-                let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-            });
-        }
+    serve_floor(upstream, |mut client, mut server| async move {
+        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
     })
 }
 
@@ -245,7 +224,39 @@ pub fn run_http_relay(upstream: &str) -> Result<(), String> {
     use hyper::body::Incoming;
     use hyper_util::rt::TokioIo;
 
-    let upstream: SocketAddr = upstream.parse().map_err(|e| format!("--relay-http: {e}"))?;
+    serve_floor(upstream, |client, server| async move {
+        let Ok((sender, connection)) =
+            hyper::client::conn::http1::handshake::<_, Incoming>(TokioIo::new(server)).await
+        else {
+            return;
+        };
+        tokio::spawn(connection);
+        // One request at a time on a connection: the lock is free again once
+        // the answer's head is back.
+        let sender = std::sync::Arc::new(tokio::sync::Mutex::new(sender));
+        let service = hyper::service::service_fn(move |request| {
+            let sender = std::sync::Arc::clone(&sender);
+            async move {
+                let mut sender = sender.lock().await;
+                sender.ready().await?;
+                sender.send_request(request).await
+            }
+        });
+        let _ = hyper::server::conn::http1::Builder::new()
+            .serve_connection(TokioIo::new(client), service)
+            .await;
+    })
+}
+
+/// A floor's loop on one thread: binds loopback, prints the address on
+/// stdout, and gives each client connection, with an upstream connection of
+/// its own (both `TCP_NODELAY`), to `relay`.
+fn serve_floor<F, Fut>(upstream: &str, relay: F) -> Result<(), String>
+where
+    F: Fn(tokio::net::TcpStream, tokio::net::TcpStream) -> Fut + Copy + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let upstream: SocketAddr = upstream.parse().map_err(|e| format!("{upstream:?}: {e}"))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -265,27 +276,7 @@ pub fn run_http_relay(upstream: &str) -> Result<(), String> {
                 };
                 let _ = client.set_nodelay(true);
                 let _ = server.set_nodelay(true);
-                let Ok((sender, connection)) =
-                    hyper::client::conn::http1::handshake::<_, Incoming>(TokioIo::new(server))
-                        .await
-                else {
-                    return;
-                };
-                tokio::spawn(connection);
-                // One request at a time on a connection: the lock is free
-                // again once the answer's head is back.
-                let sender = std::sync::Arc::new(tokio::sync::Mutex::new(sender));
-                let service = hyper::service::service_fn(move |request| {
-                    let sender = std::sync::Arc::clone(&sender);
-                    async move {
-                        let mut sender = sender.lock().await;
-                        sender.ready().await?;
-                        sender.send_request(request).await
-                    }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(client), service)
-                    .await;
+                relay(client, server).await;
             });
         }
     })
