@@ -583,3 +583,35 @@ async fn reasoning_becomes_a_thinking_block_and_length_is_max_tokens() {
     assert_eq!(events.last().unwrap().0, "message_stop");
     proxy.shutdown().await;
 }
+
+/// The official `anthropic` SDK's streamed tool loop (call, the app's tool
+/// result, the next answer) on the Messages door, in front of `provider`'s
+/// upstream answering with `replies` (the client's key sent on); what the SDK
+/// saw and the bodies the upstream received. Within a minute: a loop that
+/// hangs fails.
+pub(crate) async fn anthropic_sdk_loop(provider: &str, replies: Vec<Reply>) -> (Value, Vec<Value>) {
+    let upstream = ReplayServer::start(replies).await;
+    let proxy = crate::proxy::forwarding_proxy(&upstream, provider).await;
+    let seen = tokio::time::timeout(Duration::from_secs(60), app("loop", &proxy))
+        .await
+        .unwrap_or_else(|_| panic!("the SDK's loop against {provider} hung"));
+    proxy.shutdown().await;
+    let received = upstream.received().into_iter().map(|r| r.body).collect();
+    (seen, received)
+}
+
+/// The first turn of the recorded weather loops (`*.single.*` and their
+/// `.expect.json`) as the SDK's message content, the call's id `id`.
+pub(crate) fn weather_turn(id: &str) -> Value {
+    json!([
+        {"type": "text", "text": "Let me check the current weather in Paris for you."},
+        {"type": "tool_use", "id": id, "name": "get_weather",
+         "input": {"city": "Paris", "unit": "celsius"}}])
+}
+
+/// The final answer of the recorded weather loops (`*.text.*`) as the SDK's
+/// message content.
+pub(crate) fn bonjour_turn() -> Value {
+    json!([{"type": "text",
+            "text": "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"}])
+}

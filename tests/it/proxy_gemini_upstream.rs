@@ -293,8 +293,7 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_a_gemini_upstream() {
     );
     assert_eq!(
         seen["second"]["content"],
-        json!([{"type": "text",
-                "text": "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"}])
+        crate::proxy_anthropic::bonjour_turn()
     );
     assert_eq!(seen["second"]["stop_reason"], "end_turn");
     assert_eq!(

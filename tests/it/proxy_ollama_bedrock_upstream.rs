@@ -10,6 +10,7 @@
 use serde_json::{Value, json};
 
 use crate::proxy::{args, fold, forwarding_proxy, frames, get_json, post, post_as_client, request};
+use crate::proxy_anthropic::{anthropic_sdk_loop, bonjour_turn, weather_turn};
 use crate::support::replay::{ReplayServer, Reply};
 use crate::support::shared_dir;
 
@@ -222,33 +223,6 @@ async fn bedrock_errors_come_back_with_their_status_and_it_has_no_model_list() {
     proxy.shutdown().await;
 }
 
-/// The official `anthropic` SDK's streamed tool loop (call, the app's tool
-/// result, the next answer) on the Messages door, in front of `provider`'s
-/// upstream answering with `replies`; what the SDK saw and what the upstream
-/// received. Within a minute: a loop that hangs fails.
-async fn anthropic_sdk_loop(provider: &str, replies: Vec<Reply>) -> (Value, Vec<Value>) {
-    let upstream = ReplayServer::start(replies).await;
-    let proxy = proxy_to(&upstream, provider).await;
-    let seen = tokio::time::timeout(
-        std::time::Duration::from_secs(60),
-        crate::proxy_anthropic::app("loop", &proxy),
-    )
-    .await
-    .unwrap_or_else(|_| panic!("the SDK's loop against {provider} hung"));
-    proxy.shutdown().await;
-    let received = upstream.received().into_iter().map(|r| r.body).collect();
-    (seen, received)
-}
-
-/// The first turn of `ollama.single.ndjson` and `bedrock.single.eventstream`
-/// (their `.expect.json`) as the SDK's message content.
-fn weather_turn(id: &str) -> Value {
-    json!([
-        {"type": "text", "text": "Let me check the current weather in Paris for you."},
-        {"type": "tool_use", "id": id, "name": "get_weather",
-         "input": {"city": "Paris", "unit": "celsius"}}])
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_anthropic_sdk_runs_a_tool_loop_against_an_ollama_upstream() {
     let (seen, received) = anthropic_sdk_loop(
@@ -262,11 +236,7 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_an_ollama_upstream() {
     assert_eq!(seen["first"]["content"], weather_turn("call_k3x9q2ab"));
     assert_eq!(seen["first"]["stop_reason"], "tool_use");
     // ollama.text.ndjson.expect.json; prompt_eval_count 188, eval_count 41.
-    assert_eq!(
-        seen["second"]["content"],
-        json!([{"type": "text",
-                "text": "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"}])
-    );
+    assert_eq!(seen["second"]["content"], bonjour_turn());
     assert_eq!(seen["second"]["stop_reason"], "end_turn");
     assert_eq!(
         seen["second"]["usage"],

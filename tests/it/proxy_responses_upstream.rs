@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::proxy::shared_sse as stream;
 use crate::proxy::{args, fold, forwarding_proxy, frames, post, post_as_client, request};
+use crate::proxy_anthropic::{anthropic_sdk_loop, bonjour_turn, weather_turn};
 use crate::support::replay::ReplayServer;
 
 async fn responses_proxy(upstream: &ReplayServer) -> toolrouter::ProxyServer {
@@ -229,43 +230,27 @@ async fn the_openai_sdk_runs_a_tool_loop_against_a_responses_upstream_streamed_a
 }
 
 /// The official `anthropic` SDK's streamed tool loop on the Messages door,
-/// against a Responses upstream. Within a minute: a loop that hangs fails.
+/// against a Responses upstream.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_anthropic_sdk_runs_a_tool_loop_against_a_responses_upstream() {
-    let upstream = weather_loop_upstream().await;
-    let proxy = responses_proxy(&upstream).await;
-    let seen = tokio::time::timeout(
-        Duration::from_secs(60),
-        crate::proxy_anthropic::app("loop", &proxy),
+    let (seen, received) = anthropic_sdk_loop(
+        "openai-responses",
+        vec![
+            stream("openai-responses.single.sse"),
+            stream("openai-responses.text.sse"),
+        ],
     )
-    .await
-    .expect("the SDK's loop hung");
-    let first = &seen["first"];
-    assert_eq!(first["stop_reason"], "tool_use");
-    assert_eq!(
-        first["content"],
-        json!([
-            {"type": "text", "text": "Let me check the current weather in Paris for you."},
-            {"type": "tool_use", "id": "call_Rs1nGlE0a9B8c7D6e5F4g3H2", "name": "get_weather",
-             "input": {"city": "Paris", "unit": "celsius"}}
-        ])
-    );
-    assert_eq!(
-        seen["second"]["content"],
-        json!([{"type": "text",
-                "text": "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"}])
-    );
+    .await;
+    let id = "call_Rs1nGlE0a9B8c7D6e5F4g3H2";
+    assert_eq!(seen["first"]["content"], weather_turn(id));
+    assert_eq!(seen["first"]["stop_reason"], "tool_use");
+    assert_eq!(seen["second"]["content"], bonjour_turn());
     assert_eq!(seen["second"]["stop_reason"], "end_turn");
+    // `response.completed`'s usage: 211 in, 57 out.
     assert_eq!(
         seen["second"]["usage"],
         json!({"input_tokens": 211, "output_tokens": 57})
     );
-    let received = upstream.received();
     assert_eq!(received.len(), 2);
-    assert_eq!(received[1].path, "/v1/responses");
-    assert_eq!(
-        received[1].body["input"],
-        weather_loop_input("call_Rs1nGlE0a9B8c7D6e5F4g3H2")
-    );
-    proxy.shutdown().await;
+    assert_eq!(received[1]["input"], weather_loop_input(id));
 }
