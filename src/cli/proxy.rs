@@ -4,12 +4,13 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use toolrouter::{
-    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_STEPS, DEFAULT_MAX_TURN_BYTES, DetectConfig,
-    ProxyOptions, UpstreamKey, serve_proxy,
+    DEFAULT_BODY_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_STEPS, DEFAULT_MAX_TURN_BYTES,
+    DetectConfig, ProxyOptions, UpstreamKey, serve_proxy,
 };
 
 use super::detect_args::DetectArgs;
@@ -76,6 +77,10 @@ pub(crate) struct ProxyArgs {
     /// (0: no limit).
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     read_timeout: u64,
+    /// Seconds a new connection to the upstream may take.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_CONNECT_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    connect_timeout: u64,
     /// For an upstream without tool support: teach the request's tools in the
     /// system prompt (the XML tag convention) instead of declaring them, and
     /// send earlier calls and results upstream as text.
@@ -119,6 +124,7 @@ pub(crate) fn run(args: ProxyArgs) -> Result<(), String> {
         .with_max_request_bytes(args.max_request_bytes)
         .with_max_turn_bytes(args.max_turn_bytes)
         .with_read_timeout(seconds(args.read_timeout))
+        .with_connect_timeout(Duration::from_secs(args.connect_timeout))
         .with_text_tools(args.text_tools)
         .with_max_steps(args.max_steps)
         .with_workers(args.workers.map(usize::from));

@@ -182,6 +182,10 @@ fn a_non_loopback_listen_needs_allow_remote_and_a_token() {
     // The client's key and a proxy token cannot both be `Authorization`.
     let output = run(&["--allow-remote", "--token", "t", "--forward-key"]);
     assert_eq!(output.status.code(), Some(2));
+    // A connection must be given some time.
+    let output = run(&["--connect-timeout", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--connect-timeout"));
 }
 
 /// The `proxy request done` lines of a `--log-format json` log, as objects.
