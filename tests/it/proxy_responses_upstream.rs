@@ -254,3 +254,50 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_a_responses_upstream() {
     assert_eq!(received.len(), 2);
     assert_eq!(received[1]["input"], weather_loop_input(id));
 }
+
+/// The official `openai` SDK's Responses loop on the Responses door, in front
+/// of a Responses upstream: Responses → Chat Completions → Responses on the
+/// way up, and back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_responses_door_in_front_of_a_responses_upstream() {
+    let upstream = weather_loop_upstream().await;
+    let proxy = responses_proxy(&upstream).await;
+    let seen = tokio::time::timeout(
+        Duration::from_secs(60),
+        crate::proxy_python::app("responses_loop", &proxy.url()),
+    )
+    .await
+    .expect("the SDK's loop hung");
+    // openai-responses.single.sse: its id, model, text, call and usage.
+    let first = &seen["first"]["final"];
+    assert_eq!(
+        first["id"],
+        "resp_68b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2"
+    );
+    assert_eq!(first["model"], "gpt-5-2025-08-07");
+    assert_eq!(
+        first["output"][0]["content"][0]["text"],
+        "Let me check the current weather in Paris for you."
+    );
+    let call = &first["output"][1];
+    assert_eq!(call["call_id"], "call_Rs1nGlE0a9B8c7D6e5F4g3H2");
+    assert_eq!(call["name"], "get_weather");
+    assert_eq!(
+        args(call["arguments"].as_str().unwrap()),
+        json!({"city": "Paris", "unit": "celsius"})
+    );
+    assert_eq!(first["usage"]["input_tokens"], 211);
+    assert_eq!(first["usage"]["output_tokens"], 57);
+    assert_eq!(
+        seen["second"]["output_text"],
+        "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
+    );
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1].path, "/v1/responses");
+    assert_eq!(
+        received[1].body["input"],
+        weather_loop_input("call_Rs1nGlE0a9B8c7D6e5F4g3H2")
+    );
+    proxy.shutdown().await;
+}

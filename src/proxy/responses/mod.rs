@@ -86,7 +86,8 @@ pub(crate) struct Head {
 impl Head {
     /// The head for the upstream's id, model and time.
     pub(crate) fn new(id: &str, model: &str, created: u64) -> Self {
-        let bare = ["chatcmpl-", "msg_"]
+        // A Responses upstream's own `resp_` id is kept as it came.
+        let bare = ["chatcmpl-", "msg_", "resp_"]
             .iter()
             .find_map(|prefix| id.strip_prefix(prefix))
             .unwrap_or(id);

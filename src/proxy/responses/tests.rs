@@ -340,3 +340,15 @@ fn a_finished_streamed_answer_keeps_its_items_for_later_references() {
     let kept = items.get("msg_abc").unwrap();
     assert_eq!(kept["content"][0]["text"], "Sunny.");
 }
+
+#[test]
+fn a_response_id_is_the_upstreams_under_the_resp_prefix() {
+    let id = |upstream: &str| super::Head::new(upstream, "m", 1).id;
+    assert_eq!(id("chatcmpl-abc"), "resp_abc");
+    assert_eq!(id("msg_01X"), "resp_01X");
+    // A Responses upstream's id is kept, not prefixed twice.
+    assert_eq!(id("resp_68b0"), "resp_68b0");
+    assert_eq!(id("7"), "resp_7");
+    let made = id("");
+    assert!(made.starts_with("resp_") && made.len() == 5 + 32, "{made}");
+}
