@@ -16,6 +16,7 @@ use super::chat_body::{
 use super::error::ApiError;
 use super::text_tools::function_tools;
 use crate::convert::Dialect;
+use crate::core::{ToolCall, WireFormat};
 
 /// The Responses body for `chat`, a checked Chat Completions body. Always
 /// streaming, and stored nowhere upstream: every request carries the whole
@@ -96,21 +97,23 @@ fn user_item(content: Option<&Value>, idx: usize) -> Result<Value, ApiError> {
     Ok(json!({"type": "message", "role": "user", "content": parts}))
 }
 
-/// An assistant message as items: its text as an `output_text` message (when
-/// it has any), then a `function_call` per call. Its `reasoning_content` is
-/// dropped (Responses wants its own reasoning items back, encrypted).
+/// An assistant message as items, as the converters replay a turn: its text
+/// as an `output_text` message (when it has any), then a `function_call` per
+/// call. Its `reasoning_content` is dropped (Responses wants its own reasoning
+/// items back, encrypted).
 fn assistant_items(message: &Value, idx: usize, input: &mut Vec<Value>) -> Result<(), ApiError> {
     let text = text_of(message.get("content"), idx)?;
-    if !text.is_empty() {
-        input.push(json!({"type": "message", "role": "assistant",
-            "content": [{"type": "output_text", "text": text}]}));
-    }
-    for call in tool_calls(message, idx)? {
-        input.push(
-            json!({"type": "function_call", "call_id": call.id, "name": call.name,
-            "arguments": call.input.to_string()}),
-        );
-    }
+    let calls: Vec<ToolCall> = tool_calls(message, idx)?
+        .into_iter()
+        .map(|call| {
+            let arguments = match call.input {
+                Value::Object(arguments) => Some(arguments),
+                _ => None,
+            };
+            ToolCall::new(call.id, call.name, arguments, WireFormat::OpenAiResponses)
+        })
+        .collect();
+    input.extend(Dialect::OpenAiResponses.assistant_turn(&text, &calls));
     Ok(())
 }
 
