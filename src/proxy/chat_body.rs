@@ -150,6 +150,9 @@ pub(crate) struct Call<'a> {
     pub(crate) name: &'a str,
     /// Its arguments as an object (`{}` for none).
     pub(crate) input: Value,
+    /// The provider signature the client gave back with it: Google's
+    /// `extra_content.google.thought_signature` (a non-empty string).
+    pub(crate) signature: Option<&'a str>,
 }
 
 /// An assistant message's `tool_calls`, their arguments parsed into objects.
@@ -189,7 +192,16 @@ pub(crate) fn tool_calls(message: &Value, idx: usize) -> Result<Vec<Call<'_>>, A
                 ));
             }
         };
-        out.push(Call { id, name, input });
+        let signature = call
+            .get("extra_content")
+            .and_then(|extra| extra.get("google")?.get("thought_signature")?.as_str())
+            .filter(|s| !s.is_empty());
+        out.push(Call {
+            id,
+            name,
+            input,
+            signature,
+        });
     }
     Ok(out)
 }

@@ -121,14 +121,13 @@ fn model_parts(message: &Value, idx: usize) -> Result<Vec<Value>, ApiError> {
     if !text.is_empty() {
         parts.push(json!({"text": text}));
     }
-    let given = message.get("tool_calls").and_then(Value::as_array);
-    for (n, call) in tool_calls(message, idx)?.into_iter().enumerate() {
+    for call in tool_calls(message, idx)? {
         let mut part = Map::new();
         part.insert(
             "functionCall".to_owned(),
             json!({"name": call.name, "args": call.input}),
         );
-        if let Some(signature) = given.and_then(|calls| client_signature(calls.get(n)?)) {
+        if let Some(signature) = call.signature {
             part.insert(
                 "thoughtSignature".to_owned(),
                 Value::String(signature.to_owned()),
@@ -137,16 +136,6 @@ fn model_parts(message: &Value, idx: usize) -> Result<Vec<Value>, ApiError> {
         parts.push(Value::Object(part));
     }
     Ok(parts)
-}
-
-/// The signature a client gave back on a tool call:
-/// `extra_content.google.thought_signature`, when a non-empty string.
-fn client_signature(call: &Value) -> Option<&str> {
-    call.get("extra_content")?
-        .get("google")?
-        .get("thought_signature")?
-        .as_str()
-        .filter(|s| !s.is_empty())
 }
 
 /// A model content's first `functionCall` part gets [`SKIP_SIGNATURE`] when it
