@@ -123,7 +123,6 @@ impl Pool {
                 body,
                 clock,
                 keep: Some((sender, Arc::clone(self))),
-                done: false,
             },
         })
     }
@@ -259,8 +258,8 @@ impl Refused {
 pub(super) struct AnswerBody {
     body: Incoming,
     clock: Option<ReadClock>,
+    /// The connection and its pool; `None` once the answer has ended.
     keep: Option<(SendRequest<PoolBody>, Arc<Pool>)>,
-    done: bool,
 }
 
 impl futures::Stream for AnswerBody {
@@ -269,7 +268,7 @@ impl futures::Stream for AnswerBody {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
         loop {
-            if this.done {
+            if this.keep.is_none() {
                 return Poll::Ready(None);
             }
             match Pin::new(&mut this.body).poll_frame(cx) {
@@ -314,7 +313,6 @@ impl futures::Stream for AnswerBody {
 impl AnswerBody {
     /// Nothing more comes; a connection not yet given back closes.
     fn end(&mut self) {
-        self.done = true;
         self.keep = None;
         self.clock = None;
     }
