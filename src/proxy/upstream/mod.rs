@@ -83,23 +83,27 @@ impl UpstreamError {
 /// An upstream answer's body, as it comes.
 pub(crate) type AnswerStream = BoxStream<'static, Result<Bytes, UpstreamError>>;
 
+/// How chat requests reach the upstream. Each target is parsed once, and is
+/// `None` for the wires that put the model in the URL (Gemini, Bedrock),
+/// whose URL is made per request.
+#[derive(Debug)]
+enum ChatRoute {
+    /// Over the worker's own connections: a plain-`http` upstream that no
+    /// system proxy covers; the chat URL's path and query.
+    Pooled(Arc<pool::Pool>, Option<PathAndQuery>),
+    /// Through reqwest (TLS, system proxies): the chat URL.
+    Client(Option<reqwest::Url>),
+}
+
 /// The upstream of one proxy.
 pub(crate) struct Upstream {
+    /// Chat requests through the route, the model lists through reqwest.
     client: reqwest::Client,
-    /// The worker's own connections, for a plain-`http` upstream that no
-    /// system proxy covers; chat requests go through reqwest without it.
-    pool: Option<Arc<pool::Pool>>,
-    /// The chat URL's path and query, for the pool (`None` where the model is
-    /// in the URL, as for `chat_url`).
-    chat_path: Option<PathAndQuery>,
+    chat: ChatRoute,
     profile: &'static ProviderProfile,
     wire: Wire,
     /// The base URL, without a trailing `/`.
     base: String,
-    /// The chat URL, parsed once (reqwest would parse a string per request);
-    /// `None` for the wires that put the model in it (Gemini, Bedrock), whose
-    /// URL is made per request.
-    chat_url: Option<reqwest::Url>,
     key_source: UpstreamKey,
     /// The profile's key, read once.
     env_key: Option<String>,
@@ -109,8 +113,7 @@ impl std::fmt::Debug for Upstream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Upstream")
             .field("profile", &self.profile.name)
-            .field("chat_url", &self.chat_url)
-            .field("pool", &self.pool)
+            .field("chat", &self.chat)
             .field("key_source", &self.key_source)
             .field("env_key", &self.env_key.as_ref().map(|_| "…"))
             .finish_non_exhaustive()
@@ -141,16 +144,6 @@ impl Upstream {
                 reason: e.to_string(),
             }
         })?;
-        let chat_url =
-            match per_model {
-                true => None,
-                false => Some(reqwest::Url::parse(&chat.url).map_err(|e| {
-                    ProxyError::InvalidUpstream {
-                        url: options.upstream.clone(),
-                        reason: e.to_string(),
-                    }
-                })?),
-            };
         let mut client = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             // A redirect could carry the key elsewhere; the SDKs' base URLs
@@ -163,24 +156,32 @@ impl Upstream {
             .build()
             .map_err(|e| ProxyError::Client(e.to_string()))?;
         let proxies = hyper_util::client::proxy::matcher::Matcher::from_system();
-        let pool = pooled_authority(&chat.url, &proxies).map(|(authority, host)| {
-            Arc::new(pool::Pool::new(
-                authority,
-                &host,
-                options.connect_timeout,
-                options.read_timeout,
-                pool::IDLE_TIMEOUT,
-            ))
-        });
-        let chat_path = chat_url.as_ref().and_then(|_| path_of(&chat.url));
+        let chat = match pooled_authority(&chat.url, &proxies) {
+            Some((authority, host)) => {
+                let pool = pool::Pool::new(
+                    authority,
+                    &host,
+                    options.connect_timeout,
+                    options.read_timeout,
+                    pool::IDLE_TIMEOUT,
+                );
+                let path = (!per_model).then(|| path_of(&chat.url)).flatten();
+                ChatRoute::Pooled(Arc::new(pool), path)
+            }
+            None if per_model => ChatRoute::Client(None),
+            None => ChatRoute::Client(Some(reqwest::Url::parse(&chat.url).map_err(|e| {
+                ProxyError::InvalidUpstream {
+                    url: options.upstream.clone(),
+                    reason: e.to_string(),
+                }
+            })?)),
+        };
         Ok(Self {
             client,
-            pool,
-            chat_path,
+            chat,
             profile,
             wire,
             base,
-            chat_url,
             key_source: options.upstream_key,
             env_key: profile.api_key_from_env(),
         })
@@ -211,9 +212,9 @@ impl Upstream {
             _ => "text/event-stream",
         };
         headers.insert(http::header::ACCEPT, HeaderValue::from_static(accept));
-        let (status, content_type, stream) = match &self.pool {
-            Some(pool) => {
-                let path = match &self.chat_path {
+        let (status, content_type, stream) = match &self.chat {
+            ChatRoute::Pooled(pool, path) => {
+                let path = match path {
                     Some(path) => path.clone(),
                     None => {
                         path_of(&self.model_endpoint(model)?).ok_or_else(|| self.model_refused())?
@@ -227,8 +228,8 @@ impl Upstream {
                 let content_type = answered.headers.get(http::header::CONTENT_TYPE).cloned();
                 (answered.status, content_type, answered.body.boxed())
             }
-            None => {
-                let url = match &self.chat_url {
+            ChatRoute::Client(url) => {
+                let url = match url {
                     Some(url) => url.clone(),
                     None => reqwest::Url::parse(&self.model_endpoint(model)?)
                         .map_err(|_| self.model_refused())?,

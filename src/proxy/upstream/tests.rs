@@ -118,9 +118,10 @@ async fn the_pool_and_reqwest_send_and_answer_alike() {
     let options = ProxyOptions::new("127.0.0.1:0".parse().unwrap(), base.clone(), "vllm")
         .with_upstream_key(UpstreamKey::Forward);
     let pooled = Upstream::new(&options, found.profile, found.wire).unwrap();
-    assert!(pooled.pool.is_some());
+    assert!(matches!(pooled.chat, ChatRoute::Pooled(..)));
     let mut shared = Upstream::new(&options, found.profile, found.wire).unwrap();
-    shared.pool = None;
+    let url = reqwest::Url::parse(&format!("{base}/chat/completions")).unwrap();
+    shared.chat = ChatRoute::Client(Some(url));
 
     for upstream in [&pooled, &shared] {
         let mut record = RequestRecord::new(Door::OpenAi);
