@@ -39,6 +39,25 @@ pub(crate) async fn proxy_with(options: ProxyOptions) -> ProxyServer {
     serve_proxy(options).await.unwrap()
 }
 
+/// The final answer of the recorded weather loops (`*.text.*` of
+/// `../shared/fixtures/streams/` and their `.expect.json`).
+pub(crate) const BONJOUR: &str =
+    "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？";
+
+/// The app's next request after `first`, an answer with one call: the
+/// question, that answer's text and call, and the app's result `18 °C and
+/// sunny`.
+pub(crate) fn weather_follow_up(first: &Folded) -> Value {
+    let (id, name, arguments, _) = &first.calls[0];
+    let mut next = request(true);
+    next["messages"] = json!([
+        {"role": "user", "content": "What is the weather in Paris?"},
+        {"role": "assistant", "content": first.content, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": id, "content": "18 °C and sunny"}]);
+    next
+}
+
 /// A recording of `../shared/fixtures/streams/`, replayed as SSE.
 pub(crate) fn shared_sse(name: &str) -> Reply {
     Reply::sse(shared_dir().join("fixtures/streams").join(name))

@@ -587,17 +587,30 @@ async fn reasoning_becomes_a_thinking_block_and_length_is_max_tokens() {
 /// The official `anthropic` SDK's streamed tool loop (call, the app's tool
 /// result, the next answer) on the Messages door, in front of `provider`'s
 /// upstream answering with `replies` (the client's key sent on); what the SDK
-/// saw and the bodies the upstream received. Within a minute: a loop that
-/// hangs fails.
-pub(crate) async fn anthropic_sdk_loop(provider: &str, replies: Vec<Reply>) -> (Value, Vec<Value>) {
+/// saw and what the upstream received. Within a minute: a loop that hangs
+/// fails.
+pub(crate) async fn anthropic_sdk_loop(
+    provider: &str,
+    replies: Vec<Reply>,
+) -> (Value, Vec<crate::support::replay::Received>) {
     let upstream = ReplayServer::start(replies).await;
     let proxy = crate::proxy::forwarding_proxy(&upstream, provider).await;
     let seen = tokio::time::timeout(Duration::from_secs(60), app("loop", &proxy))
         .await
         .unwrap_or_else(|_| panic!("the SDK's loop against {provider} hung"));
     proxy.shutdown().await;
-    let received = upstream.received().into_iter().map(|r| r.body).collect();
-    (seen, received)
+    (seen, upstream.received())
+}
+
+/// What the SDK's `loop` saw of a recorded weather loop (`*.single.*`, then
+/// `*.text.*`): the text and the weather call `id` (`tool_use`), then the
+/// final text (`end_turn`) and its `usage`.
+pub(crate) fn assert_weather_loop(seen: &Value, id: &str, usage: Value) {
+    assert_eq!(seen["first"]["content"], weather_turn(id));
+    assert_eq!(seen["first"]["stop_reason"], "tool_use");
+    assert_eq!(seen["second"]["content"], bonjour_turn());
+    assert_eq!(seen["second"]["stop_reason"], "end_turn");
+    assert_eq!(seen["second"]["usage"], usage);
 }
 
 /// The first turn of the recorded weather loops (`*.single.*` and their
@@ -612,6 +625,5 @@ pub(crate) fn weather_turn(id: &str) -> Value {
 /// The final answer of the recorded weather loops (`*.text.*`) as the SDK's
 /// message content.
 pub(crate) fn bonjour_turn() -> Value {
-    json!([{"type": "text",
-            "text": "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"}])
+    json!([{"type": "text", "text": crate::proxy::BONJOUR}])
 }

@@ -51,10 +51,7 @@ async fn the_openai_sdk_runs_a_tool_loop_against_an_anthropic_upstream() {
     assert_eq!(first["finish_reason"], "tool_calls");
     assert_eq!(first["ids"], json!(["msg_01XfQ8kY3bN2mP7rT5vW9zAc"]));
     assert_eq!(first["models"], json!(["claude-sonnet-4-5-20250929"]));
-    assert_eq!(
-        seen["second"]["content"],
-        "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
-    );
+    assert_eq!(seen["second"]["content"], crate::proxy::BONJOUR);
     assert_eq!(seen["second"]["finish_reason"], "stop");
 
     let received = upstream.received();

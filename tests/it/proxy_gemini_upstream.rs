@@ -8,12 +8,15 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::proxy::shared_sse as stream;
-use crate::proxy::{args, fold, forwarding_proxy, frames, get_json, post, post_as_client, request};
+use crate::proxy::{
+    BONJOUR, args, fold, forwarding_proxy, frames, get_json, post, post_as_client, request,
+    weather_follow_up,
+};
+use crate::proxy_anthropic::anthropic_sdk_loop;
+use crate::proxy_python::{assert_weather_loop, openai_sdk_loop};
 use crate::support::replay::{ReplayServer, Reply};
 
 async fn gemini_proxy(upstream: &ReplayServer) -> toolrouter::ProxyServer {
@@ -33,26 +36,14 @@ async fn a_streamed_tool_loop_against_a_gemini_upstream() {
     );
     assert!(first.done);
     assert_eq!(first.calls.len(), 1, "{:?}", first.calls);
-    let (id, name, arguments, _) = first.calls[0].clone();
+    let (id, name, arguments, _) = &first.calls[0];
     assert_eq!(name, "get_weather");
-    assert_eq!(
-        args(&arguments),
-        json!({"city": "Paris", "unit": "celsius"})
-    );
+    assert_eq!(args(arguments), json!({"city": "Paris", "unit": "celsius"}));
     // Gemini's calls carry no id: the router made one up.
     assert!(!id.is_empty());
-    let mut second = request(true);
-    second["messages"] = json!([
-        {"role": "user", "content": "What is the weather in Paris?"},
-        {"role": "assistant", "content": first.content, "tool_calls": [
-            {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}]},
-        {"role": "tool", "tool_call_id": id, "content": "18 °C and sunny"}]);
-    let second = fold(&frames(post_as_client(&proxy, &second).await).await);
+    let second = fold(&frames(post_as_client(&proxy, &weather_follow_up(&first)).await).await);
     // gemini.text.sse.expect.json
-    assert_eq!(
-        second.content,
-        "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
-    );
+    assert_eq!(second.content, BONJOUR);
     assert!(second.calls.is_empty() && second.done);
 
     let received = upstream.received();
@@ -205,120 +196,54 @@ async fn the_model_list_is_translated_into_openais() {
     proxy.shutdown().await;
 }
 
-/// Checks the first turn's call as the SDK folded it.
-fn weather_call(seen: &Value) {
-    let calls = seen["tool_calls"].as_array().unwrap();
-    assert_eq!(calls.len(), 1, "{seen}");
-    assert_eq!(calls[0]["type"], "function");
-    assert_eq!(calls[0]["name"], "get_weather");
-    assert_eq!(
-        calls[0]["arguments"],
-        json!({"city": "Paris", "unit": "celsius"})
-    );
-    // Gemini's calls carry no id: the router made one up.
-    let id = calls[0]["id"].as_str().unwrap();
-    assert!(id.starts_with("call_"), "{id}");
+/// The recorded weather loop: a call (`single`), then the final text (`text`).
+fn weather_loop() -> Vec<Reply> {
+    vec![stream("gemini.single.sse"), stream("gemini.text.sse")]
 }
 
 /// The official `openai` SDK's tool loop (call, the app's tool result, the
 /// final answer) against a Gemini upstream, streamed (`loop`) and whole
-/// (`loop_complete`). Within a minute: a loop that hangs fails.
+/// (`loop_complete`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_openai_sdk_runs_a_tool_loop_against_a_gemini_upstream_streamed_and_whole() {
     for scenario in ["loop", "loop_complete"] {
-        let upstream =
-            ReplayServer::start(vec![stream("gemini.single.sse"), stream("gemini.text.sse")]).await;
-        let proxy = gemini_proxy(&upstream).await;
-        let seen = tokio::time::timeout(
-            Duration::from_secs(60),
-            crate::proxy_python::app(scenario, &proxy.url()),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("the SDK's `{scenario}` hung"));
-        // gemini.single.sse.expect.json, then gemini.text.sse.expect.json.
-        let (first, second) = (&seen["first"], &seen["second"]);
-        assert_eq!(
-            first["content"], "Let me check the current weather in Paris for you.",
-            "{scenario}"
-        );
-        weather_call(first);
-        assert_eq!(first["finish_reason"], "tool_calls");
-        assert_eq!(
-            second["content"],
-            "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
-        );
-        assert_eq!(second["tool_calls"], json!([]));
-        assert_eq!(second["finish_reason"], "stop");
+        let (seen, received) = openai_sdk_loop(scenario, "gemini", weather_loop()).await;
+        // gemini.single.sse.expect.json, then gemini.text.sse.expect.json;
+        // Gemini's calls carry no id: the router made one up (`call_…`).
+        assert_weather_loop(&seen, scenario);
         if scenario == "loop_complete" {
             // usageMetadata: 96 prompt, 12 candidates, 108 in all.
             let usage = json!({"prompt_tokens": 96, "completion_tokens": 12, "total_tokens": 108});
-            assert_eq!(first["usage"], usage);
-            assert_eq!(second["usage"], usage);
-            assert_eq!(first["object"], "chat.completion");
+            assert_eq!(seen["first"]["usage"], usage);
+            assert_eq!(seen["second"]["usage"], usage);
+            assert_eq!(seen["first"]["object"], "chat.completion");
         }
         // The second request carried the call and the app's result upstream.
-        let received = upstream.received();
         assert_eq!(received.len(), 2, "{scenario}");
         assert_eq!(received[1].path, "/v1/models/m:streamGenerateContent");
         assert_eq!(received[1].body["contents"], weather_loop_contents());
-        proxy.shutdown().await;
     }
 }
 
 /// The official `anthropic` SDK's streamed tool loop on the Messages door,
-/// against a Gemini upstream. Within a minute: a loop that hangs fails.
+/// against a Gemini upstream.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_anthropic_sdk_runs_a_tool_loop_against_a_gemini_upstream() {
-    let upstream =
-        ReplayServer::start(vec![stream("gemini.single.sse"), stream("gemini.text.sse")]).await;
-    let proxy = gemini_proxy(&upstream).await;
-    let seen = tokio::time::timeout(
-        Duration::from_secs(60),
-        crate::proxy_anthropic::app("loop", &proxy),
-    )
-    .await
-    .expect("the SDK's loop hung");
-    let first = &seen["first"];
-    assert_eq!(first["stop_reason"], "tool_use");
-    let content = first["content"].as_array().unwrap();
-    assert_eq!(content.len(), 2, "{first}");
-    assert_eq!(
-        content[0],
-        json!({"type": "text", "text": "Let me check the current weather in Paris for you."})
+    let (seen, received) = anthropic_sdk_loop("gemini", weather_loop()).await;
+    // Gemini's calls carry no id: the router made one up.
+    let id = seen["first"]["content"][1]["id"].as_str().unwrap();
+    assert!(id.starts_with("call_"), "{id}");
+    crate::proxy_anthropic::assert_weather_loop(
+        &seen,
+        id,
+        json!({"input_tokens": 96, "output_tokens": 12}),
     );
-    assert_eq!(content[1]["name"], "get_weather");
-    assert_eq!(
-        content[1]["input"],
-        json!({"city": "Paris", "unit": "celsius"})
-    );
-    assert_eq!(
-        seen["second"]["content"],
-        crate::proxy_anthropic::bonjour_turn()
-    );
-    assert_eq!(seen["second"]["stop_reason"], "end_turn");
-    assert_eq!(
-        seen["second"]["usage"],
-        json!({"input_tokens": 96, "output_tokens": 12})
-    );
-    let received = upstream.received();
     assert_eq!(received.len(), 2);
     // The Messages door has no place for Gemini's signature: the call goes
     // back with the value that skips Gemini's check.
-    assert_eq!(
-        received[1].body["contents"][1],
-        json!({"role": "model", "parts": [
-            {"text": "Let me check the current weather in Paris for you."},
-            {"functionCall": {"name": "get_weather",
-                              "args": {"city": "Paris", "unit": "celsius"}},
-             "thoughtSignature": "skip_thought_signature_validator"}]})
-    );
-    assert_eq!(
-        received[1].body["contents"][2],
-        json!({"role": "user", "parts": [
-            {"functionResponse": {"name": "get_weather",
-                                  "response": {"output": "18 °C and sunny"}}}]})
-    );
-    proxy.shutdown().await;
+    let contents = weather_loop_contents();
+    assert_eq!(received[1].body["contents"][1], contents[1]);
+    assert_eq!(received[1].body["contents"][2], contents[2]);
 }
 
 /// Two calls in one Gemini turn and no text (`gemini.parallel.sse`): the app
@@ -326,18 +251,12 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_a_gemini_upstream() {
 /// `user` turn of two `functionResponse` parts, each named after its call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_openai_sdk_answers_two_gemini_calls_of_one_turn() {
-    let upstream = ReplayServer::start(vec![
-        stream("gemini.parallel.sse"),
-        stream("gemini.text.sse"),
-    ])
-    .await;
-    let proxy = gemini_proxy(&upstream).await;
-    let seen = tokio::time::timeout(
-        Duration::from_secs(60),
-        crate::proxy_python::app("loop", &proxy.url()),
+    let (seen, received) = openai_sdk_loop(
+        "loop",
+        "gemini",
+        vec![stream("gemini.parallel.sse"), stream("gemini.text.sse")],
     )
-    .await
-    .expect("the SDK's loop hung");
+    .await;
     let calls = seen["first"]["tool_calls"].as_array().unwrap();
     assert_eq!(calls.len(), 2, "{seen}");
     assert_eq!(calls[0]["name"], "get_weather");
@@ -347,7 +266,7 @@ async fn the_openai_sdk_answers_two_gemini_calls_of_one_turn() {
     assert_eq!(seen["first"]["finish_reason"], "tool_calls");
     assert_eq!(seen["second"]["finish_reason"], "stop");
     assert_eq!(
-        upstream.received()[1].body["contents"],
+        received[1].body["contents"],
         json!([
             {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
             {"role": "model", "parts": [
@@ -362,7 +281,6 @@ async fn the_openai_sdk_answers_two_gemini_calls_of_one_turn() {
                                       "response": {"output": "get_time: done"}}}]}
         ])
     );
-    proxy.shutdown().await;
 }
 
 /// The signature Gemini put on the first of its two parallel calls

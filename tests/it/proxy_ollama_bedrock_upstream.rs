@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use crate::proxy::{args, fold, forwarding_proxy, frames, get_json, post, post_as_client, request};
-use crate::proxy_anthropic::{anthropic_sdk_loop, bonjour_turn, weather_turn};
+use crate::proxy_anthropic::{anthropic_sdk_loop, assert_weather_loop, weather_turn};
 use crate::support::replay::{ReplayServer, Reply};
 use crate::support::shared_dir;
 
@@ -233,18 +233,15 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_an_ollama_upstream() {
         ],
     )
     .await;
-    assert_eq!(seen["first"]["content"], weather_turn("call_k3x9q2ab"));
-    assert_eq!(seen["first"]["stop_reason"], "tool_use");
     // ollama.text.ndjson.expect.json; prompt_eval_count 188, eval_count 41.
-    assert_eq!(seen["second"]["content"], bonjour_turn());
-    assert_eq!(seen["second"]["stop_reason"], "end_turn");
-    assert_eq!(
-        seen["second"]["usage"],
-        json!({"input_tokens": 188, "output_tokens": 41})
+    assert_weather_loop(
+        &seen,
+        "call_k3x9q2ab",
+        json!({"input_tokens": 188, "output_tokens": 41}),
     );
     assert_eq!(received.len(), 2);
     assert_eq!(
-        received[1]["messages"],
+        received[1].body["messages"],
         json!([
             {"role": "user", "content": "What is the weather in Paris?"},
             {"role": "assistant", "content": "Let me check the current weather in Paris for you.",
@@ -278,7 +275,7 @@ async fn the_anthropic_sdk_runs_a_tool_loop_against_a_bedrock_upstream() {
     assert_eq!(seen["second"]["stop_reason"], "tool_use");
     assert_eq!(received.len(), 2);
     assert_eq!(
-        received[1]["messages"],
+        received[1].body["messages"],
         json!([
             {"role": "user", "content": [{"text": "What is the weather in Paris?"}]},
             {"role": "assistant", "content": [

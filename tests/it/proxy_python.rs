@@ -16,6 +16,41 @@ use crate::support::ext::python_with_openai;
 use crate::support::replay::{ReplayServer, Reply};
 use crate::support::{repo_root, run_json_client, shared_dir};
 
+/// The SDK's `scenario` (`loop`, streamed, or `loop_complete`) in front of
+/// `provider`'s upstream answering with `replies` (the client's key sent on);
+/// what the SDK saw and what the upstream received. Within a minute: a loop
+/// that hangs fails.
+pub(crate) async fn openai_sdk_loop(
+    scenario: &str,
+    provider: &str,
+    replies: Vec<Reply>,
+) -> (Value, Vec<crate::support::replay::Received>) {
+    let upstream = ReplayServer::start(replies).await;
+    let proxy = crate::proxy::forwarding_proxy(&upstream, provider).await;
+    let seen = tokio::time::timeout(Duration::from_secs(60), app(scenario, &proxy.url()))
+        .await
+        .unwrap_or_else(|_| panic!("the SDK's `{scenario}` against {provider} hung"));
+    proxy.shutdown().await;
+    (seen, upstream.received())
+}
+
+/// What the SDK's `loop` or `loop_complete` saw of a recorded weather loop
+/// (`*.single.*`, then `*.text.*`): the text and one weather call (finish
+/// `tool_calls`), then the final text and no call (`stop`); gives the call's id.
+pub(crate) fn assert_weather_loop(seen: &Value, scenario: &str) -> String {
+    let (first, second) = (&seen["first"], &seen["second"]);
+    assert_eq!(
+        first["content"], "Let me check the current weather in Paris for you.",
+        "{scenario}"
+    );
+    let id = weather_call(first)["id"].as_str().unwrap().to_owned();
+    assert_eq!(first["finish_reason"], "tool_calls", "{scenario}");
+    assert_eq!(second["content"], crate::proxy::BONJOUR, "{scenario}");
+    assert_eq!(second["tool_calls"], json!([]), "{scenario}");
+    assert_eq!(second["finish_reason"], "stop", "{scenario}");
+    id
+}
+
 /// Runs one scenario of the client script against `base_url`; its JSON line.
 pub(crate) async fn app(scenario: &str, base_url: &str) -> Value {
     let mut command = Command::new(python_with_openai());
@@ -26,8 +61,10 @@ pub(crate) async fn app(scenario: &str, base_url: &str) -> Value {
     run_json_client(command).await
 }
 
-/// The Hermes recording's call, as the SDK folds it.
-fn hermes_call(seen: &Value) -> &Value {
+/// The one weather call of an answer (the Hermes recording's, the recorded
+/// weather loops'), as the SDK folds it: `get_weather` for Paris in celsius,
+/// its id the upstream's or one the router made (`call_…`).
+pub(crate) fn weather_call(seen: &Value) -> &Value {
     let calls = seen["tool_calls"].as_array().unwrap();
     assert_eq!(calls.len(), 1, "{seen}");
     let call = &calls[0];
@@ -52,7 +89,7 @@ async fn the_openai_sdk_streams_a_hermes_call_as_tool_calls_in_fragments() {
         seen["reasoning"],
         "\nThe user wants the weather in Paris; get_weather takes a city.\n"
     );
-    let call = hermes_call(&seen);
+    let call = weather_call(&seen);
     // `{"city": "Pa`, `ris", "unit": "cel`, `sius"}`: one per upstream piece.
     assert_eq!(call["fragments"], 3);
     assert_eq!(seen["finish_reason"], "tool_calls");
@@ -77,7 +114,7 @@ async fn the_openai_sdk_gets_one_completion_with_tool_calls() {
     assert_eq!(seen["id"], "chatcmpl-2b71d04c93aa");
     assert_eq!(seen["model"], "Qwen/Qwen3-Coder-30B-A3B-Instruct");
     assert_eq!(seen["content"], "Let me look that up.\n");
-    hermes_call(&seen);
+    weather_call(&seen);
     assert_eq!(seen["finish_reason"], "tool_calls");
     proxy.shutdown().await;
 }
@@ -91,7 +128,7 @@ async fn the_openai_sdk_runs_a_full_tool_loop_through_the_proxy() {
     .await;
     let proxy = proxy_for(&upstream).await;
     let seen = app("loop", &proxy.url()).await;
-    let id = hermes_call(&seen["first"])["id"]
+    let id = weather_call(&seen["first"])["id"]
         .as_str()
         .unwrap()
         .to_owned();

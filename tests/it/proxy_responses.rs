@@ -137,6 +137,31 @@ fn events(text: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// What the SDK's `responses_loop` saw of a recorded weather loop
+/// (`*.single.*`, then `*.text.*`): the first response's text, its weather
+/// call `call_id` and its `usage` (input, output tokens), then the final text.
+/// Gives the first response.
+pub(crate) fn assert_weather_responses<'a>(
+    seen: &'a Value,
+    call_id: &str,
+    (input, output): (u64, u64),
+) -> &'a Value {
+    let first = &seen["first"]["final"];
+    assert_eq!(
+        first["output"][0]["content"][0]["text"],
+        "Let me check the current weather in Paris for you."
+    );
+    let call = &first["output"][1];
+    assert_eq!(call["call_id"], call_id);
+    assert_eq!(call["name"], "get_weather");
+    let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments, json!({"city": "Paris", "unit": "celsius"}));
+    assert_eq!(first["usage"]["input_tokens"], input);
+    assert_eq!(first["usage"]["output_tokens"], output);
+    assert_eq!(seen["second"]["output_text"], crate::proxy::BONJOUR);
+    first
+}
+
 async fn post(proxy: &ProxyServer, body: &Value) -> reqwest::Response {
     reqwest::Client::new()
         .post(format!("{}/responses", proxy.url()))
@@ -432,25 +457,11 @@ async fn the_responses_door_in_front_of_an_anthropic_upstream() {
     ))
     .await;
     let seen = app("responses_loop", &proxy.url()).await;
-    let first = &seen["first"]["final"];
+    let first = assert_weather_responses(&seen, "toolu_01A09q90qw90lq917835lq9S", (412, 87));
     assert_eq!(first["id"], "resp_01XfQ8kY3bN2mP7rT5vW9zAc");
     assert_eq!(first["model"], "claude-sonnet-4-5-20250929");
-    assert_eq!(
-        first["output"][0]["content"][0]["text"],
-        "Let me check the current weather in Paris for you."
-    );
     let call = &first["output"][1];
-    assert_eq!(call["call_id"], "toolu_01A09q90qw90lq917835lq9S");
-    assert_eq!(call["name"], "get_weather");
-    let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
-    assert_eq!(arguments, json!({"city": "Paris", "unit": "celsius"}));
     assert!(seen["first"]["argument_deltas"][call["id"].as_str().unwrap()].as_u64() >= Some(2));
-    assert_eq!(first["usage"]["input_tokens"], 412);
-    assert_eq!(first["usage"]["output_tokens"], 87);
-    assert_eq!(
-        seen["second"]["output_text"],
-        "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
-    );
     let received = upstream.received();
     assert_eq!(received.len(), 2);
     assert_eq!(received[1].path, "/v1/messages");

@@ -14,21 +14,32 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::proxy::shared_sse as stream;
-use crate::proxy::{args, fold, forwarding_proxy, frames, post, post_as_client, request};
-use crate::proxy_anthropic::{anthropic_sdk_loop, bonjour_turn, weather_turn};
-use crate::support::replay::ReplayServer;
+use crate::proxy::{
+    BONJOUR, args, fold, forwarding_proxy, frames, post, post_as_client, request, weather_follow_up,
+};
+use crate::proxy_anthropic::anthropic_sdk_loop;
+use crate::proxy_python::{assert_weather_loop, openai_sdk_loop};
+use crate::proxy_responses::assert_weather_responses;
+use crate::support::replay::{ReplayServer, Reply};
 
 async fn responses_proxy(upstream: &ReplayServer) -> toolrouter::ProxyServer {
     forwarding_proxy(upstream, "openai-responses").await
 }
 
-/// An upstream answering a call (`single`), then the final text (`text`).
-async fn weather_loop_upstream() -> ReplayServer {
-    ReplayServer::start(vec![
+/// The call of `openai-responses.single.sse` (its `call_id`).
+const CALL_ID: &str = "call_Rs1nGlE0a9B8c7D6e5F4g3H2";
+
+/// The recorded weather loop: a call (`single`), then the final text (`text`).
+fn weather_loop() -> Vec<Reply> {
+    vec![
         stream("openai-responses.single.sse"),
         stream("openai-responses.text.sse"),
-    ])
-    .await
+    ]
+}
+
+/// An upstream answering the recorded weather loop.
+async fn weather_loop_upstream() -> ReplayServer {
+    ReplayServer::start(weather_loop()).await
 }
 
 /// The app's two tools as Responses declares them.
@@ -70,25 +81,13 @@ async fn a_streamed_tool_loop_against_a_responses_upstream() {
     assert_eq!(first.finish_reason.as_deref(), Some("tool_calls"));
     assert!(first.done);
     assert_eq!(first.calls.len(), 1, "{:?}", first.calls);
-    let (id, name, arguments, _) = first.calls[0].clone();
-    assert_eq!(id, "call_Rs1nGlE0a9B8c7D6e5F4g3H2");
+    let (id, name, arguments, _) = &first.calls[0];
+    assert_eq!(id, CALL_ID);
     assert_eq!(name, "get_weather");
-    assert_eq!(
-        args(&arguments),
-        json!({"city": "Paris", "unit": "celsius"})
-    );
-    let mut second = request(true);
-    second["messages"] = json!([
-        {"role": "user", "content": "What is the weather in Paris?"},
-        {"role": "assistant", "content": first.content, "tool_calls": [
-            {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}]},
-        {"role": "tool", "tool_call_id": id, "content": "18 °C and sunny"}]);
-    let second = fold(&frames(post_as_client(&proxy, &second).await).await);
+    assert_eq!(args(arguments), json!({"city": "Paris", "unit": "celsius"}));
+    let second = fold(&frames(post_as_client(&proxy, &weather_follow_up(&first)).await).await);
     // openai-responses.text.sse.expect.json
-    assert_eq!(
-        second.content,
-        "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
-    );
+    assert_eq!(second.content, BONJOUR);
     assert_eq!(second.finish_reason.as_deref(), Some("stop"));
     assert!(second.calls.is_empty() && second.done);
 
@@ -107,7 +106,7 @@ async fn a_streamed_tool_loop_against_a_responses_upstream() {
             "stream": true
         })
     );
-    assert_eq!(received[1].body["input"], weather_loop_input(&id));
+    assert_eq!(received[1].body["input"], weather_loop_input(CALL_ID));
     proxy.shutdown().await;
 }
 
@@ -181,51 +180,21 @@ async fn reasoning_parallel_calls_errors_and_the_token_limit_in_chat_completions
 
 /// The official `openai` SDK's tool loop (call, the app's tool result, the
 /// final answer) against a Responses upstream, streamed (`loop`) and whole
-/// (`loop_complete`). Within a minute: a loop that hangs fails.
+/// (`loop_complete`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_openai_sdk_runs_a_tool_loop_against_a_responses_upstream_streamed_and_whole() {
     for scenario in ["loop", "loop_complete"] {
-        let upstream = weather_loop_upstream().await;
-        let proxy = responses_proxy(&upstream).await;
-        let seen = tokio::time::timeout(
-            Duration::from_secs(60),
-            crate::proxy_python::app(scenario, &proxy.url()),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("the SDK's `{scenario}` hung"));
-        let (first, second) = (&seen["first"], &seen["second"]);
-        assert_eq!(
-            first["content"], "Let me check the current weather in Paris for you.",
-            "{scenario}"
-        );
-        let calls = first["tool_calls"].as_array().unwrap();
-        assert_eq!(calls.len(), 1, "{first}");
-        assert_eq!(calls[0]["id"], "call_Rs1nGlE0a9B8c7D6e5F4g3H2");
-        assert_eq!(calls[0]["name"], "get_weather");
-        assert_eq!(
-            calls[0]["arguments"],
-            json!({"city": "Paris", "unit": "celsius"})
-        );
-        assert_eq!(first["finish_reason"], "tool_calls");
-        assert_eq!(
-            second["content"],
-            "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
-        );
-        assert_eq!(second["finish_reason"], "stop");
+        let (seen, received) = openai_sdk_loop(scenario, "openai-responses", weather_loop()).await;
+        assert_eq!(assert_weather_loop(&seen, scenario), CALL_ID);
         if scenario == "loop_complete" {
             // `response.completed`'s usage: 211 in, 57 out.
             let usage = json!({"prompt_tokens": 211, "completion_tokens": 57, "total_tokens": 268});
-            assert_eq!(first["usage"], usage);
-            assert_eq!(first["object"], "chat.completion");
+            assert_eq!(seen["first"]["usage"], usage);
+            assert_eq!(seen["first"]["object"], "chat.completion");
         }
-        let received = upstream.received();
         assert_eq!(received.len(), 2, "{scenario}");
         assert_eq!(received[1].path, "/v1/responses");
-        assert_eq!(
-            received[1].body["input"],
-            weather_loop_input("call_Rs1nGlE0a9B8c7D6e5F4g3H2")
-        );
-        proxy.shutdown().await;
+        assert_eq!(received[1].body["input"], weather_loop_input(CALL_ID));
     }
 }
 
@@ -233,26 +202,16 @@ async fn the_openai_sdk_runs_a_tool_loop_against_a_responses_upstream_streamed_a
 /// against a Responses upstream.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_anthropic_sdk_runs_a_tool_loop_against_a_responses_upstream() {
-    let (seen, received) = anthropic_sdk_loop(
-        "openai-responses",
-        vec![
-            stream("openai-responses.single.sse"),
-            stream("openai-responses.text.sse"),
-        ],
-    )
-    .await;
-    let id = "call_Rs1nGlE0a9B8c7D6e5F4g3H2";
-    assert_eq!(seen["first"]["content"], weather_turn(id));
-    assert_eq!(seen["first"]["stop_reason"], "tool_use");
-    assert_eq!(seen["second"]["content"], bonjour_turn());
-    assert_eq!(seen["second"]["stop_reason"], "end_turn");
+    let (seen, received) = anthropic_sdk_loop("openai-responses", weather_loop()).await;
     // `response.completed`'s usage: 211 in, 57 out.
-    assert_eq!(
-        seen["second"]["usage"],
-        json!({"input_tokens": 211, "output_tokens": 57})
+    crate::proxy_anthropic::assert_weather_loop(
+        &seen,
+        CALL_ID,
+        json!({"input_tokens": 211, "output_tokens": 57}),
     );
     assert_eq!(received.len(), 2);
-    assert_eq!(received[1]["input"], weather_loop_input(id));
+    assert_eq!(received[1].path, "/v1/responses");
+    assert_eq!(received[1].body["input"], weather_loop_input(CALL_ID));
 }
 
 /// The official `openai` SDK's Responses loop on the Responses door, in front
@@ -269,35 +228,15 @@ async fn the_responses_door_in_front_of_a_responses_upstream() {
     .await
     .expect("the SDK's loop hung");
     // openai-responses.single.sse: its id, model, text, call and usage.
-    let first = &seen["first"]["final"];
+    let first = assert_weather_responses(&seen, CALL_ID, (211, 57));
     assert_eq!(
         first["id"],
         "resp_68b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2"
     );
     assert_eq!(first["model"], "gpt-5-2025-08-07");
-    assert_eq!(
-        first["output"][0]["content"][0]["text"],
-        "Let me check the current weather in Paris for you."
-    );
-    let call = &first["output"][1];
-    assert_eq!(call["call_id"], "call_Rs1nGlE0a9B8c7D6e5F4g3H2");
-    assert_eq!(call["name"], "get_weather");
-    assert_eq!(
-        args(call["arguments"].as_str().unwrap()),
-        json!({"city": "Paris", "unit": "celsius"})
-    );
-    assert_eq!(first["usage"]["input_tokens"], 211);
-    assert_eq!(first["usage"]["output_tokens"], 57);
-    assert_eq!(
-        seen["second"]["output_text"],
-        "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？"
-    );
     let received = upstream.received();
     assert_eq!(received.len(), 2);
     assert_eq!(received[1].path, "/v1/responses");
-    assert_eq!(
-        received[1].body["input"],
-        weather_loop_input("call_Rs1nGlE0a9B8c7D6e5F4g3H2")
-    );
+    assert_eq!(received[1].body["input"], weather_loop_input(CALL_ID));
     proxy.shutdown().await;
 }
