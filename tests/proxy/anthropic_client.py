@@ -13,6 +13,8 @@ import sys
 
 import anthropic
 
+from app_tools import run_tool
+
 TOOLS = [
     {
         "name": "get_weather",
@@ -28,19 +30,6 @@ TOOLS = [
     }
 ]
 MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
-
-
-def get_weather(city, unit="celsius"):
-    """The app's own tool."""
-    return "18 °C and sunny" if city == "Paris" else "unknown"
-
-
-def run_tool(name, arguments):
-    """The app's tools by name; a call of another tool (a recording's
-    `get_time`) gets a fixed answer, so a loop goes on to its second turn."""
-    if name == "get_weather":
-        return get_weather(**arguments)
-    return f"{name}: done"
 
 
 def read_message(message):
