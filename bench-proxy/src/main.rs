@@ -205,18 +205,14 @@ async fn bench() -> Result<(), String> {
         }
         let cpu = (proxy.cpu_secs() - cpu) / (args.pairs + warmup) as f64;
         report.latency(workload, d, p, cpu);
-        eprintln!(
-            "latency through the bare relay, {workload:?}: {} pairs",
-            args.pairs
-        );
-        let (d, r) = latency_pairs(direct, relay.addr, workload, args.pairs, warmup).await?;
-        report.floor(workload, Floor::Tcp, d, r);
-        eprintln!(
-            "latency through the bare HTTP proxy, {workload:?}: {} pairs",
-            args.pairs
-        );
-        let (d, r) = latency_pairs(direct, http_relay.addr, workload, args.pairs, warmup).await?;
-        report.floor(workload, Floor::Http, d, r);
+        for (floor, relay) in [(Floor::Tcp, &relay), (Floor::Http, &http_relay)] {
+            eprintln!(
+                "latency through the {floor:?} floor, {workload:?}: {} pairs",
+                args.pairs
+            );
+            let (d, r) = latency_pairs(direct, relay.addr, workload, args.pairs, warmup).await?;
+            report.floor(workload, floor, d, r);
+        }
     }
     relay.stop().await;
     http_relay.stop().await;
