@@ -41,7 +41,7 @@ for path in glob.glob("../tests/data/dialects/*.json"):
 # The index of each fixture's wire in `Wire::ALL`, by the fixture's provider.
 wires = {"openai-chat": 0, "openai-compat": 0, "mistral": 0, "openai-responses": 1,
          "anthropic": 2, "gemini": 3, "vertex": 3, "ollama": 4, "bedrock": 5}
-for path in glob.glob("../../shared/fixtures/streams/*"):
+for path in glob.glob("../tests/data/streams/*"):
     name = os.path.basename(path)
     wire = wires.get(name.split(".")[0])
     if wire is None or name.endswith(".json") or name.endswith(".md"):

@@ -28,7 +28,7 @@ struct Corpus {
 }
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/streams")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/streams")
 }
 
 /// The JSON payloads of a text stream's frames (`data:` lines, NDJSON lines).

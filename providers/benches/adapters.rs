@@ -23,7 +23,7 @@ struct Corpus {
 }
 
 fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/streams")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/streams")
 }
 
 /// The JSON payload of every frame, the way the baseline reads them.

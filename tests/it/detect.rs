@@ -130,7 +130,7 @@ fn parse_event_lines_and_format_selection() {
 /// provider's structured calls and the detector's text calls share one event
 /// model (the detector parses text only).
 fn replay(name: &str) -> (String, Vec<Value>) {
-    let path = support::shared_dir().join("fixtures/streams").join(name);
+    let path = support::streams_dir().join(name);
     let raw = std::fs::read(&path).unwrap();
     let wire = find_profile(name.split('.').next().unwrap()).unwrap().wire;
     let mut session =
@@ -163,9 +163,7 @@ fn recorded_provider_streams_enter_the_same_event_model() {
         "openai-chat.no-args.sse",
         "openai-chat.text.sse",
     ] {
-        let expect_path = support::shared_dir()
-            .join("fixtures/streams")
-            .join(format!("{name}.expect.json"));
+        let expect_path = support::streams_dir().join(format!("{name}.expect.json"));
         let expect: Value =
             serde_json::from_str(&std::fs::read_to_string(expect_path).unwrap()).unwrap();
         let (text, calls) = replay(name);

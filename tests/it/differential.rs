@@ -20,13 +20,13 @@ use toolrouter::{
     WireFormat,
 };
 
-use crate::support::{repo_root, shared_dir};
+use crate::support::{repo_root, streams_dir};
 
 /// Every stream beside an expectation in the shared fixtures, and every
 /// recorded stream of `tests/data/chat/`.
 fn streams() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let fixtures = shared_dir().join("fixtures").join("streams");
+    let fixtures = streams_dir();
     for entry in std::fs::read_dir(&fixtures).expect("fixtures folder") {
         let path = entry.expect("entry").path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");

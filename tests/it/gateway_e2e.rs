@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::gateway::{EVERYTHING, FILESYSTEM, HANG_GUARD};
 use crate::support::ext::{npm_bin, python_with_mcp};
-use crate::support::{repo_root, shared_dir, toolrouter_bin};
+use crate::support::{pyclient, repo_root, toolrouter_bin};
 
 /// What the file inside the filesystem server's allowed directory holds.
 const NOTES: &str = "first line\nsecond line\n";
@@ -264,7 +264,7 @@ fn pyclient_calls(target: &[&str]) -> Vec<(String, bool, String)> {
         .iter()
         .map(|(tool, args, expected)| {
             let output = Command::new(python_with_mcp())
-                .arg(shared_dir().join("conformance").join("pyclient.py"))
+                .arg(pyclient())
                 .args(target)
                 .args([
                     "--expect-tool",

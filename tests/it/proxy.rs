@@ -2,7 +2,7 @@
 //! front, the proxy in the middle, a loopback model server replaying recorded
 //! streams behind (`support::replay`). Calls the model wrote into its text
 //! (Hermes, Qwen3-Coder, Mistral, harmony; `tests/data/proxy/`) and structured
-//! calls of the shared recordings (`../shared/fixtures/streams/`) must reach
+//! calls of the shared recordings (`tests/data/streams/`) must reach
 //! the client as OpenAI `tool_calls`, their arguments streamed; faults must
 //! come back in OpenAI's error shape. Expectations are written by hand from
 //! the recordings (or are the fixtures' own hand-checked `.expect.json`).
@@ -18,7 +18,7 @@ use tokio::sync::Notify;
 use toolrouter::{ProxyOptions, ProxyServer, serve_proxy};
 
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::{repo_root, shared_dir};
+use crate::support::{repo_root, streams_dir};
 
 /// A recording of `tests/data/proxy/`.
 pub(crate) fn recording(name: &str) -> std::path::PathBuf {
@@ -40,7 +40,7 @@ pub(crate) async fn proxy_with(options: ProxyOptions) -> ProxyServer {
 }
 
 /// The final answer of the recorded weather loops (`*.text.*` of
-/// `../shared/fixtures/streams/` and their `.expect.json`).
+/// `tests/data/streams/` and their `.expect.json`).
 pub(crate) const BONJOUR: &str =
     "Bonjour! 👋 I can help with weather, time zones, and email. 你想知道什么？";
 
@@ -58,9 +58,9 @@ pub(crate) fn weather_follow_up(first: &Folded) -> Value {
     next
 }
 
-/// A recording of `../shared/fixtures/streams/`, replayed as SSE.
+/// A recording of `tests/data/streams/`, replayed as SSE.
 pub(crate) fn shared_sse(name: &str) -> Reply {
-    Reply::sse(shared_dir().join("fixtures/streams").join(name))
+    Reply::sse(streams_dir().join(name))
 }
 
 /// A proxy in front of `upstream` with `provider`'s profile that sends the
@@ -396,7 +396,7 @@ async fn recorded_openai_compatible_streams_keep_their_text_calls_and_stop() {
         "openai-compat.gemini.sse",
         "mistral.parallel.sse",
     ];
-    let dir = shared_dir().join("fixtures/streams");
+    let dir = streams_dir();
     for name in fixtures {
         let expect: Value = serde_json::from_str(
             &std::fs::read_to_string(dir.join(format!("{name}.expect.json"))).unwrap(),
@@ -457,7 +457,7 @@ async fn recorded_openai_compatible_streams_keep_their_text_calls_and_stop() {
 
 #[tokio::test]
 async fn usage_id_model_and_created_are_carried_over() {
-    let file = shared_dir().join("fixtures/streams/openai-chat.single.sse");
+    let file = streams_dir().join("openai-chat.single.sse");
     let upstream = ReplayServer::start(vec![Reply::sse(&file), Reply::sse(&file)]).await;
     let proxy = proxy_for(&upstream).await;
     let mut body = request(true);
@@ -486,7 +486,7 @@ async fn usage_id_model_and_created_are_carried_over() {
 async fn every_worker_thread_serves_whole_streams() {
     // Four serving threads, more concurrent streams than threads: each stream
     // is served whole, whichever thread accepted it.
-    let file = shared_dir().join("fixtures/streams/openai-chat.single.sse");
+    let file = streams_dir().join("openai-chat.single.sse");
     let streams = 16;
     let upstream = ReplayServer::start((0..streams).map(|_| Reply::sse(&file)).collect()).await;
     let options = ProxyOptions::new("127.0.0.1:0".parse().unwrap(), upstream.base_url(), "vllm")

@@ -499,7 +499,7 @@ fn assert_blocks_in_order(events: &[(String, Value)]) {
 async fn interleaved_structured_calls_become_one_tool_use_block_after_another() {
     // OpenAI streams the arguments of two parallel calls interleaved; Anthropic
     // blocks cannot interleave: the second waits, its fragments kept in order.
-    let stream = crate::support::shared_dir().join("fixtures/streams/openai-chat.interleaved.sse");
+    let stream = crate::support::streams_dir().join("openai-chat.interleaved.sse");
     let upstream = ReplayServer::start(vec![Reply::sse(&stream)]).await;
     let proxy = proxy_for(&upstream).await;
     let response = post(&proxy, &request(true)).await;

@@ -1,6 +1,6 @@
 //! `toolrouter proxy --provider anthropic`: the OpenAI door in front of an
 //! Anthropic upstream. The official `openai` SDK runs a tool loop through it
-//! against recorded Messages streams (`../shared/fixtures/streams/anthropic.*`);
+//! against recorded Messages streams (`tests/data/streams/anthropic.*`);
 //! the upstream must receive Messages requests, and the SDK Chat Completions
 //! answers. Expectations are written by hand from the recordings and their
 //! `.expect.json` files.

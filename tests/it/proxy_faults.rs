@@ -15,7 +15,7 @@ use toolrouter::{ProxyError, ProxyOptions, UpstreamKey, serve_proxy};
 
 use crate::proxy::{fold, frames, post, proxy_for, proxy_with, recording, request};
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::shared_dir;
+use crate::support::streams_dir;
 
 fn options(upstream: &ReplayServer) -> ProxyOptions {
     ProxyOptions::new("127.0.0.1:0".parse().unwrap(), upstream.base_url(), "vllm")
@@ -137,7 +137,7 @@ async fn an_upstream_cut_mid_stream_ends_the_clients_stream_with_an_error_event(
 
 #[tokio::test]
 async fn an_error_the_upstream_sends_mid_stream_ends_with_its_message() {
-    let dir = shared_dir().join("fixtures/streams");
+    let dir = streams_dir();
     let cases = [
         (
             "openai-chat.error.sse",
@@ -172,7 +172,7 @@ async fn an_error_the_upstream_sends_mid_stream_ends_with_its_message() {
 #[tokio::test]
 async fn a_call_cut_by_the_token_limit_finishes_with_length() {
     // `finish_reason: "length"` inside a structured call's arguments.
-    let file = shared_dir().join("fixtures/streams/openai-chat.truncated.sse");
+    let file = streams_dir().join("openai-chat.truncated.sse");
     let upstream = ReplayServer::start(vec![Reply::sse(&file), Reply::sse(&file)]).await;
     let proxy = proxy_for(&upstream).await;
     let folded = fold(&frames(post(&proxy, &request(true)).await).await);

@@ -1,7 +1,7 @@
 //! `toolrouter proxy --provider gemini`: the OpenAI and Anthropic doors in
 //! front of a Gemini upstream. reqwest and the official `openai` (streamed and
 //! whole) and `anthropic` SDKs run tool loops through it against recorded
-//! Gemini streams (`../shared/fixtures/streams/gemini.*`); the upstream must
+//! Gemini streams (`tests/data/streams/gemini.*`); the upstream must
 //! receive `streamGenerateContent` requests, the clients their own wire's
 //! answers. Expectations are written by hand from the recordings and their
 //! `.expect.json` files.

@@ -2,7 +2,7 @@
 //! door in front of native Ollama (`/api/chat`, NDJSON) and Bedrock
 //! (ConverseStream, the AWS binary event stream), and the official `anthropic`
 //! SDK's tool loop on the Messages door in front of both, replaying recordings from
-//! `../shared/fixtures/streams/`. Expectations are written by hand from the
+//! `tests/data/streams/`. Expectations are written by hand from the
 //! recordings and their `.expect.json` files.
 
 #![allow(clippy::unwrap_used)]
@@ -12,10 +12,10 @@ use serde_json::{Value, json};
 use crate::proxy::{args, fold, forwarding_proxy, frames, get_json, post, post_as_client, request};
 use crate::proxy_anthropic::{anthropic_sdk_loop, assert_weather_loop, weather_turn};
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::shared_dir;
+use crate::support::streams_dir;
 
 fn recording(name: &str) -> std::path::PathBuf {
-    shared_dir().join("fixtures/streams").join(name)
+    streams_dir().join(name)
 }
 
 fn eventstream(name: &str) -> Reply {

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::proxy::{proxy_for, recording};
 use crate::support::ext::python_with_openai;
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::{repo_root, run_json_client, shared_dir};
+use crate::support::{repo_root, run_json_client, streams_dir};
 
 /// The SDK's `scenario` (`loop`, streamed, or `loop_complete`) in front of
 /// `provider`'s upstream answering with `replies` (the client's key sent on);
@@ -166,7 +166,7 @@ async fn the_openai_sdk_runs_a_full_tool_loop_through_the_proxy() {
 async fn the_openai_sdk_sees_each_fault_as_its_own_error() {
     let rate_limited = json!({"error": {"message": "Rate limit reached for requests",
         "type": "requests", "param": null, "code": "rate_limit_exceeded"}});
-    let error_stream = shared_dir().join("fixtures/streams/openai-chat.error.sse");
+    let error_stream = streams_dir().join("openai-chat.error.sse");
     let long = (0..400).map(|n| {
         let chunk = json!({"id": "chatcmpl-long", "object": "chat.completion.chunk", "created": 1,
             "model": "m", "choices": [{"index": 0, "delta": {"content": format!("word{n} ")},

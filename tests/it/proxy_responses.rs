@@ -1,6 +1,6 @@
 //! `toolrouter proxy`'s OpenAI Responses door, `POST /v1/responses`, in front
 //! of a loopback upstream replaying recordings (`support::replay`,
-//! `tests/data/proxy/`, `../shared/fixtures/streams/`): the official `openai`
+//! `tests/data/proxy/`, `tests/data/streams/`): the official `openai`
 //! Python SDK as the app (`tests/proxy/openai_client.py`, its `responses_*`
 //! scenarios), and reqwest where the bytes themselves matter. Expectations
 //! are written by hand from the recordings.
@@ -18,7 +18,7 @@ use toolrouter::{ProxyOptions, ProxyServer};
 use crate::proxy::{proxy_for, proxy_with, recording};
 use crate::proxy_python::app;
 use crate::support::replay::{ReplayServer, Reply};
-use crate::support::shared_dir;
+use crate::support::streams_dir;
 
 const REASONING: &str = "\nThe user wants the weather in Paris; get_weather takes a city.\n";
 const TEXT: &str = "\n\nI'll check the weather in Paris.\n";
@@ -444,7 +444,7 @@ async fn malformed_and_stateful_requests_get_a_400() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_responses_door_in_front_of_an_anthropic_upstream() {
-    let fixture = |name: &str| Reply::sse(shared_dir().join("fixtures/streams").join(name));
+    let fixture = |name: &str| Reply::sse(streams_dir().join(name));
     let upstream = ReplayServer::start(vec![
         fixture("anthropic.single.sse"),
         fixture("anthropic.text.sse"),

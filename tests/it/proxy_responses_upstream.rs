@@ -2,7 +2,7 @@
 //! doors in front of an OpenAI Responses upstream. reqwest and the official
 //! `openai` (streamed and whole) and `anthropic` SDKs run tool loops through
 //! it against recorded Responses streams
-//! (`../shared/fixtures/streams/openai-responses.*`); the upstream must
+//! (`tests/data/streams/openai-responses.*`); the upstream must
 //! receive `POST /v1/responses` requests, the clients their own wire's
 //! answers. Expectations are written by hand from the recordings and their
 //! `.expect.json` files.

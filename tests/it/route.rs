@@ -1,5 +1,5 @@
 //! `toolrouter route --summary` against every recorded stream in
-//! `../shared/fixtures/streams/`, fed whole and one byte at a time. New fixtures
+//! `tests/data/streams/`, fed whole and one byte at a time. New fixtures
 //! are picked up without code changes.
 
 use std::path::{Path, PathBuf};
@@ -7,10 +7,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{shared_dir, toolrouter_bin};
+use crate::support::{streams_dir, toolrouter_bin};
 
 fn fixtures() -> Vec<(PathBuf, PathBuf)> {
-    let dir = shared_dir().join("fixtures").join("streams");
+    let dir = streams_dir();
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("fixtures folder") {
         let path = entry.expect("entry").path();
@@ -171,7 +171,7 @@ fn every_fixture_routes_to_its_expectation_one_byte_at_a_time() {
 fn calls_run_and_results_come_back_in_call_order() {
     // The fixtures call tools the command does not have: each result is an
     // `isError` result naming the unknown tool.
-    let dir = shared_dir().join("fixtures").join("streams");
+    let dir = streams_dir();
     let summary = route_summary(&dir.join("openai-chat.parallel.sse"), 7);
     let results = summary["results"].as_array().expect("results");
     assert_eq!(results.len(), 2);

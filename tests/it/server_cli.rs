@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 
 use crate::support::ext::python_with_mcp;
-use crate::support::{shared_dir, toolrouter_bin};
+use crate::support::{pyclient, toolrouter_bin};
 
 /// What pyclient checks on top of initialize, ping and tools/list.
 fn pyclient_checks() -> Vec<&'static str> {
@@ -25,7 +25,7 @@ fn pyclient_checks() -> Vec<&'static str> {
 
 fn run_pyclient(target: &[&str]) -> (bool, String) {
     let output = Command::new(python_with_mcp())
-        .arg(shared_dir().join("conformance").join("pyclient.py"))
+        .arg(pyclient())
         .args(target)
         .args(pyclient_checks())
         .args(["--timeout", "60"])

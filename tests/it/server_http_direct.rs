@@ -618,7 +618,7 @@ async fn run_python(args: Vec<String>) -> (bool, String, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_calls_through_the_direct_path_in_both_modes() {
     let hub = hub(Arc::new(Notify::new()));
-    let pyclient = crate::support::shared_dir().join("conformance/pyclient.py");
+    let pyclient = crate::support::pyclient();
     for json_response in [true, false] {
         let server = ours(&hub, json_response).await;
         let (ok, stdout, stderr) = run_python(vec![

@@ -1,4 +1,4 @@
-//! Every recorded stream in `../shared/fixtures/streams/` must give its `.expect.json`,
+//! Every recorded stream in `tests/data/streams/` must give its `.expect.json`,
 //! fed whole, one byte at a time, and in random pieces.
 
 use serde_json::Value;

@@ -5,9 +5,13 @@ use std::path::PathBuf;
 use serde_json::Value;
 use toolrouter_providers::{ProviderDelta, TurnCollector, TurnSummary, Wire};
 
-/// `../shared/fixtures/streams` seen from the workspace root.
+/// The workspace's recorded streams (`tests/data/streams`), or the folder
+/// `TOOLROUTER_STREAMS_DIR` names.
 pub(crate) fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/streams")
+    match std::env::var_os("TOOLROUTER_STREAMS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/streams"),
+    }
 }
 
 /// Feeds `bytes` cut at `cuts` (sorted offsets) and returns every delta.

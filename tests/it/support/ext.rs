@@ -1,6 +1,7 @@
 //! Real external peers, installed on first use from the package registries into a
 //! cache under `target/ext` (override with `TOOLROUTER_EXT_DIR`). `.ci/run`
-//! installs them ahead of the tests; a developer's first `cargo test` does it too.
+//! installs them ahead of the tests; a developer's first `cargo test` does it too
+//! (README: what it installs, how large, and how to run without network).
 //! Installs are serialised with a lock file, so parallel tests share one install.
 
 use std::fs::OpenOptions;
@@ -61,8 +62,12 @@ fn python_with(module: &str, specs: &[&str]) -> PathBuf {
     let python = venv.join("bin").join("python3");
     locked(&ext_dir(), || {
         let imports = |python: &Path| {
+            // Quiet: a missing module is the expected answer before the first
+            // install, not a failure to show.
             Command::new(python)
                 .args(["-c", &format!("import {module}")])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
                 .status()
                 .map(|s| s.success())
                 .unwrap_or(false)

@@ -1,6 +1,6 @@
 //! Shared test glue: real external peers (Python `mcp` and `openai` SDKs, npm MCP
 //! servers), a loopback model server replaying recorded streams, and paths to
-//! the shared fixtures.
+//! the recorded streams and test scripts under `tests/data/`.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -17,9 +17,24 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared` beside the repository root (fixtures, conformance scripts).
-pub fn shared_dir() -> PathBuf {
-    repo_root().join("..").join("shared")
+/// The recorded provider streams, each beside its `.expect.json`:
+/// `tests/data/streams`, or the folder `TOOLROUTER_STREAMS_DIR` names (CI
+/// points it at a newer copy of the same fixtures to check them too).
+pub fn streams_dir() -> PathBuf {
+    match std::env::var_os("TOOLROUTER_STREAMS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => repo_root().join("tests").join("data").join("streams"),
+    }
+}
+
+/// The MCP client check written with the official Python SDK
+/// (`tests/data/conformance/pyclient.py`).
+pub fn pyclient() -> PathBuf {
+    repo_root()
+        .join("tests")
+        .join("data")
+        .join("conformance")
+        .join("pyclient.py")
 }
 
 /// The built `toolrouter` binary.
