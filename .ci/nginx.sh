@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several toolrouter processes behind a real nginx (issue 27), with
+# Several toolrouter processes behind a real nginx, with
 # deploy/nginx.conf as written (only its ports are replaced):
 #  1. two stateless conformance_server backends sharing one state key file,
 #     round robin: the official suite (0.2.0-alpha.12, the 37 scenarios of

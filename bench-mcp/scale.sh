@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Load test of `toolrouter serve --http` in each HTTP mode, and through nginx
-# (issue 27, item 6). Not part of CI: a run takes about 4 x SECS seconds.
+# Not part of CI: a run takes about 4 x SECS seconds.
 #
 #   bench-mcp/scale.sh [SECS] [CLIENTS]        # defaults: 60 s, 50 clients
 #

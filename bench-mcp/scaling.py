@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scaling of `toolrouter serve --http --stateless --json` behind nginx (issue 27, item 4).
+"""Scaling of `toolrouter serve --http --stateless --json` behind nginx.
 
     python3 bench-mcp/scaling.py [--secs 20] [--conns 64] [--backends 1,2,4]
 

@@ -116,7 +116,7 @@ fn config_for(dialect: &Dialect) -> Option<DetectConfig> {
     Some(DetectConfig::default().with_formats([format]))
 }
 
-/// The six core text formats of issue 3 (the first entries of `DIALECTS`).
+/// The six core text formats (the first entries of `DIALECTS`).
 const FORMATS: &[&str] = &[
     "xml",
     "json_tool_use",
@@ -190,7 +190,7 @@ fn per_format(c: &mut Criterion) {
 }
 
 /// Every dialect that is not a core format: its 16 KB call in 4- and 64-byte
-/// deltas (issue 6). A dialect whose detector does not (yet) produce exactly
+/// deltas. A dialect whose detector does not (yet) produce exactly
 /// one call with the expected arguments is skipped with a note.
 fn dialects(c: &mut Criterion) {
     let catalog = catalog();

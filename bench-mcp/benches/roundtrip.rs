@@ -9,7 +9,7 @@
 //!
 //! The stateless rows: `http_json_stateless` (JSON replies) and
 //! `http_sse_stateless` (SSE replies) for both servers; rmcp's stateless JSON
-//! mode is the baseline of issue 7's HTTP target.
+//! mode is the baseline of the HTTP target.
 #![allow(clippy::unwrap_used)]
 
 mod echo;

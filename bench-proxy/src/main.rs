@@ -58,7 +58,7 @@
 //! The client runs on this process's runtime, the upstream on a thread and
 //! runtime of its own (as a model server is a process of its own); on a
 //! small machine all three compete for the cores, equally for both paths. The
-//! targets of issue 26 are marked met or not met under the table; the bench
+//! targets are marked met or not met under the table; the bench
 //! exits 1 only when a stream fails (the 256 concurrent ones, the held ones).
 //! A subprocess rather than `serve_proxy` in process: it is how users run the
 //! proxy (jemalloc, its own runtime), and its RSS is the proxy's alone.

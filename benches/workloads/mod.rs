@@ -1,7 +1,7 @@
 //! Benchmark workloads shared by `benches/detect.rs` and `bench-compare/`: the
 //! model text of one `write_to_file` call in every dialect, with given file
 //! content as its `content` argument, written the way each model's chat template
-//! writes it (`docs/dialects-research.md`, `tests/data/dialects/`).
+//! writes it (`docs/formats.md`, `tests/data/dialects/`).
 //!
 //! A plain module (no criterion, only `serde_json`), included with `mod workloads;`
 //! from `benches/detect.rs` and with a `#[path]` from `bench-compare`. It lives in

@@ -1,5 +1,5 @@
 //! Fuzz target: split-invariance and conservation with every dialect on
-//! (the open-model dialects of issue 6 included), reasoning options from the seed byte.
+//! (the open-model dialects included), reasoning options from the seed byte.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

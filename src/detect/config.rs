@@ -10,7 +10,7 @@ pub(crate) const MAX_PROBE_BYTES: usize = 256;
 /// confirms it (longer runs mean the closing tag was part of the value).
 pub(crate) const MAX_TAG_GAP: usize = 64;
 
-/// The six core text dialects (issue 3's): tag-per-tool XML, JSON envelopes,
+/// The six core text dialects: tag-per-tool XML, JSON envelopes,
 /// Hermes, Qwen3-Coder and Anthropic legacy.
 pub const CORE_TEXT_FORMATS: &[WireFormat] = WireFormat::CORE_TEXT;
 

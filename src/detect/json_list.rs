@@ -13,7 +13,7 @@
 //! tool goes back as text with a diagnostic while the others stay calls; the
 //! shared wrapper (marker, brackets, commas, closing tag) stays in the region
 //! when any element is a call, and the whole block goes back as text when none
-//! is (docs/dialects-research.md, open question 2). A broken element (well-formed
+//! is. A broken element (well-formed
 //! JSON that is not a valid call object: no name, arguments that are not an
 //! object) goes back as text in the same way, with an `invalid` diagnostic.
 

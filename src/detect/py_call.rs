@@ -8,7 +8,7 @@
 //! `name(`, junk where `,` or `]` belongs, cut off) gives its whole text
 //! back, so prose that happens to start like a call list never runs a tool.
 //!
-//! One element does not take its neighbours down (issue 24). An element
+//! One element does not take its neighbours down. An element
 //! naming an unknown tool goes back as text on its own. So does a broken
 //! call, once its `name(` is read: arguments that are not literals (a name,
 //! an operator, `b'…'`, a positional argument, an infinite number) or do not

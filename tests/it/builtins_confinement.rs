@@ -1,4 +1,4 @@
-//! Issue 25, item 1: the file tools stay inside the workspace while another
+//! The file tools stay inside the workspace while another
 //! thread swaps symbolic links under them, and never write through a hard link
 //! to a file outside. Bounded by iterations, not time.
 #![cfg(unix)]

@@ -106,7 +106,7 @@ fn every_dialect_file_is_well_formed() {
         }
         n_files += 1;
     }
-    // One file per dialect of issue 6 (docs/dialects-research.md).
+    // One file per open-model dialect (docs/formats.md).
     assert_eq!(n_files, 22);
     assert!(n_cases >= 3 * n_files);
 }

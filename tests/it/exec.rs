@@ -82,7 +82,7 @@ fn register_thousand_tools(hub: &Hub) {
     }
 }
 
-/// Issue 25, item 2: a 1 MB unknown name against 1,000 tools is answered
+/// A 1 MB unknown name against 1,000 tools is answered
 /// with a small error that states the name's size (the comparison count is
 /// checked in `registry::suggest`'s unit tests: none).
 #[tokio::test]
@@ -107,7 +107,7 @@ async fn issue_25_huge_unknown_name_gets_a_small_error() {
     assert!(text.contains("did you mean `tool_0001_x`"), "{text}");
 }
 
-/// Issue 25, item 2: a 15 MB argument that fails validation gives a small
+/// A 15 MB argument that fails validation gives a small
 /// `isError` result that states its size, not a 15 MB one.
 #[tokio::test]
 async fn issue_25_huge_invalid_argument_gets_a_small_error() {
@@ -127,7 +127,7 @@ async fn issue_25_huge_invalid_argument_gets_a_small_error() {
     assert!(text.contains("/n"), "{text}");
 }
 
-/// Issue 25, item 2: a file tool quotes a 1 MB path cut short, with its size.
+/// A file tool quotes a 1 MB path cut short, with its size.
 #[tokio::test]
 async fn issue_25_huge_path_gets_a_small_error() {
     let hub = Hub::new();

@@ -1,4 +1,4 @@
-//! Issue 5 end to end, through the `toolrouter` binary: the npm `server-everything`
+//! The gateway end to end, through the `toolrouter` binary: the npm `server-everything`
 //! and `server-filesystem` as upstreams of `route --config` (a hand-written model
 //! stream calling a tool of each) and of `serve --config` (the Python `mcp` SDK
 //! client calling the same tools over Streamable HTTP and stdio).

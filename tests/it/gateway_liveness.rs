@@ -1,4 +1,4 @@
-//! Upstreams never block the server (issue 25, item 6): a silent upstream
+//! Upstreams never block the server: a silent upstream
 //! holds up neither start-up nor the other upstreams, connect timeouts are
 //! per upstream, and a frozen upstream is found (by a call its caller stopped
 //! waiting for, or by the periodic ping) and restarted, its in-flight calls

@@ -1,4 +1,4 @@
-//! The peers' own parser tests as vectors (`tests/data/peers/`, issue 24): model outputs
+//! The peers' own parser tests as vectors (`tests/data/peers/`): model outputs
 //! and expected calls from vLLM, SGLang and SMG, run through the detector whole and
 //! under every split. A `pass` case must give exactly its calls (and its text and
 //! reasoning, where the peer checks them); a `differs` case must not, so a fix that

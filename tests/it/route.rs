@@ -35,7 +35,7 @@ fn provider_of(stream: &Path) -> String {
 }
 
 /// `route --summary` of a fixture; a stream that ended in an error must exit
-/// with 1 (issue 25), any other with 0.
+/// with 1, any other with 0.
 fn route_summary(stream: &Path, chunk: usize) -> Value {
     route_summary_with(stream, chunk, &[])
 }
@@ -182,7 +182,7 @@ fn calls_run_and_results_come_back_in_call_order() {
     }
 }
 
-/// Issue 24: a Hermes call in the text cut by `max_tokens` stays in the text,
+/// A Hermes call in the text cut by `max_tokens` stays in the text,
 /// is never run, and is the summary's one partial call, named, with no id.
 #[test]
 fn a_text_call_cut_by_max_tokens_is_a_partial_call() {
@@ -247,7 +247,7 @@ fn finish(reason: &str) -> Value {
     serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
 }
 
-/// Issue 25, item 5: calls over `max_call_bytes`, written in the text or sent
+/// Calls over `max_call_bytes`, written in the text or sent
 /// as structured calls, are the summary's partial calls with reason
 /// `over_limit` (the text one used to vanish from the summary).
 #[test]
@@ -273,7 +273,7 @@ fn issue_25_calls_over_the_limit_are_partial_calls_with_a_reason() {
     assert_eq!(summary["calls"], serde_json::json!([]));
 }
 
-/// Issue 25, item 5: a stream that ends in an error exits with 1 and lists
+/// A stream that ends in an error exits with 1 and lists
 /// the error in `errors`; usage and I/O errors have codes of their own.
 #[test]
 fn issue_25_route_exit_codes_tell_what_happened() {
@@ -309,7 +309,7 @@ fn issue_25_route_exit_codes_tell_what_happened() {
     assert_eq!(out.status.code(), Some(3));
 }
 
-/// Issue 25, item 5: a turn over `--max-turn-bytes` ends with an error in
+/// A turn over `--max-turn-bytes` ends with an error in
 /// `errors` and exit code 1, having read (and kept) no more than about that.
 #[test]
 fn issue_25_a_turn_over_its_byte_limit_ends_with_an_error() {

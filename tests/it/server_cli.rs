@@ -362,7 +362,7 @@ fn serve_over_pipes_puts_stdin_and_stdout_back_in_blocking_mode() {
     assert!(!fd_is_nonblocking(stdout_info), "{report}");
 }
 
-/// Issue 25, item 4: every line `serve --stdio` cannot use gets a JSON-RPC
+/// Every line `serve --stdio` cannot use gets a JSON-RPC
 /// error (not JSON, invalid UTF-8, a NUL byte: -32700 with a null id; a line
 /// over the 16 MiB limit: an error with the id read from its prefix; a call
 /// whose arguments are not an object: -32602), and it keeps serving.
@@ -463,7 +463,7 @@ fn post(addr: &str, session: Option<&str>, body: &str) -> String {
     reply
 }
 
-/// Issue 25, item 3: in sessions mode a client's bad requests are not logged
+/// In sessions mode a client's bad requests are not logged
 /// at the default level (rmcp warns about every JSON-RPC error it answers).
 #[test]
 fn issue_25_client_errors_in_a_session_are_not_logged_by_default() {

@@ -682,7 +682,7 @@ async fn post_raw(
     )
 }
 
-/// Issue 25, item 4: in every HTTP mode a body that is not JSON gets HTTP 400
+/// In every HTTP mode a body that is not JSON gets HTTP 400
 /// with a JSON-RPC parse error (-32700, id null), not a plain-text 415; a
 /// `tools/call` whose arguments are not an object gets -32602 for its id.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Issue 27: several server processes behind one load balancer. A multi-round
+//! Several server processes behind one load balancer. A multi-round
 //! call's `requestState` signed by one server is accepted by another that
 //! shares its keys (and refused by one that does not); `GET /healthz` answers
 //! without a token; a proxy's `Host` is accepted once it is allowed.

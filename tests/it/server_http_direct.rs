@@ -387,7 +387,7 @@ async fn same_replies_as_rmcp(json_response: bool) {
                     .as_deref()
                     .is_some_and(|t| t.starts_with("fail to deserialize"))
             {
-                // The one deliberate difference (issue 25): a JSON body rmcp
+                // The one deliberate difference: a JSON body rmcp
                 // cannot read gets HTTP 400 with a JSON-RPC error, not a
                 // plain-text 415.
                 assert_eq!(got.status, 400, "{name}");

@@ -1,4 +1,4 @@
-//! Issue 25, item 3: the Streamable HTTP server's header, body and idle
+//! The Streamable HTTP server's header, body and idle
 //! timeouts and its connection cap, on raw loopback sockets.
 #![allow(clippy::unwrap_used)]
 

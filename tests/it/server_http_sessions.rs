@@ -1,4 +1,4 @@
-//! Sessions mode's direct path for `tools/call` (issue 27): a plain call of an
+//! Sessions mode's direct path for `tools/call`: a plain call of an
 //! initialized session runs on that session's own server (its log level),
 //! `notifications/cancelled` reaches it, calls keep the session alive, `DELETE`
 //! ends it, and a client that can be asked for something keeps rmcp's path.

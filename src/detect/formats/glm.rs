@@ -5,7 +5,7 @@
 //! between them. A call is GLM when `<tool_call>` (and optional whitespace) is
 //! followed by a name and then `<arg_key>` or `</tool_call>`; `{` after the tag
 //! is Hermes, `<function=` Qwen3-Coder, `[` Granite. Values are typed by the
-//! tool's schema (issue 3's XML value rules). One block per call.
+//! tool's schema (XML value rules). One block per call.
 //!
 //! How the two formats coexist: with both enabled (the default) the layout
 //! decides, so each call reports the format it was written in: whitespace

@@ -367,7 +367,7 @@ fn format_selection_disables_the_others() {
     let _ = Invalid;
 }
 
-/// Issue 24: the Anthropic and Qwen3-Coder blocks share the XML parser, so a
+/// The Anthropic and Qwen3-Coder blocks share the XML parser, so a
 /// broken entry there goes back alone too.
 #[test]
 fn anthropic_and_qwen3_coder_broken_entries_go_back_alone() {

@@ -248,7 +248,7 @@ fn fuzz_crash_10_arguments_key_given_twice() {
     }
 }
 
-/// Issue 24: one broken call in a shared section took its neighbours down (the
+/// One broken call in a shared section took its neighbours down (the
 /// whole section came back as text, or the calls after it did, with the
 /// section's end token in the visible text). Now only its element comes back,
 /// after the section's calls; the broken call's `CallStart` and arguments
@@ -294,7 +294,7 @@ fn issue_24_a_broken_call_keeps_its_neighbours() {
     }
 }
 
-/// Issue 24 in the pythonic lists (vLLM `test_bad_sibling_call_does_not_drop_good_calls`):
+/// In the pythonic lists (vLLM `test_bad_sibling_call_does_not_drop_good_calls`):
 /// a call with a `b'…'` argument made the whole list text, its good sibling
 /// with it. Now only the broken call comes back, after the list's calls; its
 /// `CallStart` and the arguments it had stand without a `CallEnd`.

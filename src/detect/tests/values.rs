@@ -1,4 +1,4 @@
-//! Issue 24, classes 2 and 3: values typed the way models write them (Python's
+//! Values typed the way models write them (Python's
 //! `True`/`False`/`None` where the schema says boolean or allows null), and
 //! the bodies the peers accept (a DSML invoke holding one JSON object, a
 //! Qwen3-Coder call lacking `</function>`, Cohere's and LFM2's single call

@@ -66,7 +66,7 @@ fn thousand_tools() -> Vec<String> {
         .collect()
 }
 
-/// Issue 25, item 2: a 1 MB name against 1,000 tools is refused without a
+/// A 1 MB name against 1,000 tools is refused without a
 /// single comparison.
 #[test]
 fn issue_25_huge_name_is_not_compared() {

@@ -1,4 +1,4 @@
-//! Issue 24: a call written in the text and cut off by the end of the stream
+//! A call written in the text and cut off by the end of the stream
 //! stays in the text, is one of the turn's partial calls (named when its name
 //! was read, without id), never runs, and is not a completed call for the stop.
 

@@ -333,7 +333,7 @@ impl toolrouter_providers::WireAdapter for LostAtFinish {
     }
 }
 
-/// Issue 25, item 5: an adapter that cannot finish ends the turn with exactly
+/// An adapter that cannot finish ends the turn with exactly
 /// one `Finish`, carrying the error (it was two).
 #[test]
 fn issue_25_a_failed_adapter_finish_is_one_finish_with_the_error() {
@@ -359,7 +359,7 @@ fn issue_25_a_failed_adapter_finish_is_one_finish_with_the_error() {
     assert!(error.is_some(), "{events:?}");
 }
 
-/// Issue 25, item 5: a byte stream that breaks is the turn's error: its
+/// A byte stream that breaks is the turn's error: its
 /// `Finish` has stop `error` and the message.
 #[test]
 fn issue_25_an_aborted_turn_finishes_with_its_error() {

@@ -208,7 +208,7 @@ fn prose_that_mentions_the_tokens_is_text() {
     check_calls(input, expect(input, &[], &[]));
 }
 
-/// Issue 24, the issue's own example: a call with broken arguments before a
+/// A call with broken arguments before a
 /// good one goes back as text alone, and no section token is left in the text.
 #[test]
 fn a_broken_call_does_not_take_the_section_down() {

@@ -157,7 +157,7 @@ fn a_bad_flag_is_invalid_and_fenced_markup_is_text() {
     check_calls(&input, expect(&input, &[], &[]));
 }
 
-/// Issue 24: a broken invoke (prose or a stray tag where its parameters
+/// A broken invoke (prose or a stray tag where its parameters
 /// belong, an opening tag that does not read) is its own element back as text.
 #[test]
 fn a_broken_invoke_at_the_start_middle_or_end_goes_back_alone() {

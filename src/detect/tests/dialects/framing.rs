@@ -1,4 +1,4 @@
-//! Issue 24: framing tokens (end of turn, end of sequence, wrappers of the
+//! Framing tokens (end of turn, end of sequence, wrappers of the
 //! answer) never reach the visible text, in every dialect that writes them,
 //! whole and under every split, with the dialect alone and with the defaults.
 

@@ -54,7 +54,7 @@ fn each_list_dialect_alone_agrees_under_splits() {
         "<answer><tool_calls>[{\"name\": \"ls\", \"arguments\": {}}]</tool_calls></answer> <tool_calls>[{\"name\": \"zz\"}]</tool_calls>",
         "<|action_start|> <|plugin|>\n{\"name\": \"ls\", \"parameters\": {}}<|action_end|>x<longcat_tool_call>{\"name\": \"ls\"}</longcat_tool_call>",
         "functools[{\"name\": \"ls\", \"arguments\": {}}] <|START_THINKING|>p<|END_THINKING|><|START_RESPONSE|>r<|END_RESPONSE|><|START_ACTION|>[{\"tool_call_id\": \"7\", \"tool_name\": \"ls\", \"parameters\": {}}]<|END_ACTION|>",
-        // Cohere's single call object (issue 24).
+        // Cohere's single call object.
         "<|START_ACTION|>\n{\"tool_call_id\": \"8\", \"tool_name\": \"ls\", \"parameters\": {\"a\": \"<|END_ACTION|>\"}}\n<|END_ACTION|> <|START_ACTION|>{\"tool_name\": \"zz\"}<|END_ACTION|>",
     ];
     for &format in LIST_FORMATS {

@@ -132,7 +132,7 @@ fn k2_thinking_reasoning_then_text_then_a_call() {
     );
 }
 
-/// Issue 24: a broken call is its own element back as text; the section's
+/// A broken call is its own element back as text; the section's
 /// other calls stay calls and its tokens stay in the region.
 #[test]
 fn a_broken_call_at_the_start_middle_or_end_goes_back_alone() {

@@ -73,7 +73,7 @@ fn inside_a_fence_it_is_text() {
     check_calls(input, expect(input, &[], &[]));
 }
 
-/// Issue 24: LFM2 writes its call again right after `<|tool_call_end|>`, in
+/// LFM2 writes its call again right after `<|tool_call_end|>`, in
 /// another dialect; the echo is removed and runs nothing.
 #[test]
 fn a_call_echoed_right_after_its_markup_runs_once() {
@@ -164,7 +164,7 @@ fn an_echo_gives_its_call_index_back() {
     }
 }
 
-/// Issue 24 (vLLM `test_bad_sibling_call_does_not_drop_good_calls`): a broken
+/// (vLLM `test_bad_sibling_call_does_not_drop_good_calls`): a broken
 /// call, or a JSON envelope that is not a call, goes back as text on its own;
 /// the other calls stay calls and the wrapper, brackets and commas stay in the
 /// region.

@@ -81,7 +81,7 @@ fn fenced_or_prose_markup_is_text() {
     check_calls(input, expect(input, &[], &[]));
 }
 
-/// Issue 24: a broken invoke (prose or a stray tag where its parameters
+/// A broken invoke (prose or a stray tag where its parameters
 /// belong, an opening tag that does not read) is its own element back as
 /// text; the wrapper and the other invokes stay calls.
 #[test]

@@ -120,7 +120,7 @@ fn think_block_at_the_start_is_reasoning_later_it_is_text() {
     check_calls(input, expect(input, &[], &[]));
 }
 
-/// Issue 24: a well-formed element that is not a valid call (arguments that
+/// A well-formed element that is not a valid call (arguments that
 /// are not an object, no name) goes back as text alone; the array's other
 /// elements stay calls and its brackets and commas stay in the region.
 #[test]

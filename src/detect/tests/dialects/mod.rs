@@ -1,4 +1,4 @@
-//! Unit tests of the open-model dialects (issue 6), one module per dialect.
+//! Unit tests of the open-model dialects, one module per dialect.
 
 mod cohere;
 mod deepseek;
@@ -48,7 +48,7 @@ proptest! {
             Just("ls()"), Just("<|tool_call>call:"), Just("<tool_call|>"), Just("search{"),
             Just("<|\"|>"), Just("<|"), Just("<|channel>thought\n"), Just("<channel|>"),
             Just("{\"name\": \"ls\", \"arguments\": {}}"), Just("```"),
-            // Broken calls next to good ones (issue 24) and sets.
+            // Broken calls next to good ones and sets.
             Just("b'z'"), Just("x'"), Just("float('inf')"), Just("nan"), Just("-inf"),
             Just("search(tags=[1, 2)"), Just("ls(x=foo), "), Just("{'a', 1}"), Just("{}"),
             Just("\"\"\""), Just("{\"arguments\": [1]}"),
@@ -65,7 +65,7 @@ const MIXED: &[&str] = &[
     "<|tool_call_start|>[{\"name\": \"ls\", \"arguments\": {}}, search(query=r'\\d+', tags=(1, -2.5e3, True), limit='4')]<|tool_call_end|>ok <|tool_call_start|>[ls(",
     "<function_calls>\nsearch(exact=true, opts={\"a\": null, 2: 'x'})\nget_weather(city=\"\\ud83d\\ude00\\ud800\")\n</function_calls>\n<function_calls><invoke name=\"ls\"></invoke></function_calls>",
     "<|channel>thought\nplan<channel|><|tool_call>call:search{opts:{a:[1,<|\"|>x<|\"|>]},query:<|\"|>a <|\"b\"|> {,}<|\"|>}<tool_call|><|tool_call>call:nope{}<tool_call|> tail <|tool_call>call:ls{",
-    "<tool_call>{\"name\": \"ls\"}</tool_call>\n[ls()] <read_file><path>[ls()]</path></read_file>", // Broken calls (issue 24), as in the core corpus.
+    "<tool_call>{\"name\": \"ls\"}</tool_call>\n[ls()] <read_file><path>[ls()]</path></read_file>", // Broken calls, as in the core corpus.
     "[search(query=b'z'), ls(), search(limit=1e999), read_file(path='a'), search(limit=float('inf')), search(tags=[1, 2), search(tags={'urgent', 'bug'}, opts={})] [ls(), search(opts={'a': (1, [2}, x=nan), search(tags=[1], ls()] x",
     "<|tool_call_start|>[ls(x='a)], \"(', y=z), {\"name\": \"ls\", \"arguments\": [1]}, {\"arguments\": {}}, read_file(path=r'\\')]<|tool_call_end|> <|tool_call_start|>[ls(), search(query=x'a<|tool_call_end|>after <|python_start|>[ls(), ls(1)]<|python_end|>",
     "<function_calls>search(query=b'z')\nls()\nsearch(query=x'a\nget_weather(city='x')\nsearch(tags=[1, 2)\n'''\n</function_calls> <function_calls>ls(a={1, [2]})\nls()",
@@ -111,7 +111,7 @@ mod props_glm_minimax_harmony {
                 Just("<|constrain|>json"), Just("<|message|>"), Just("{\"a\":\"}\"}"), Just("{"),
                 Just("}"), Just("\""), Just("<|end|>"), Just("<|call|>"), Just("<|return|>"),
                 Just("```"), Just("é"),
-                // Issue 24: a bare recipient, Python spellings, nullable values.
+                // A bare recipient, Python spellings, nullable values.
                 Just(" to=ls"), Just(" to=python"), Just("configure"), Just("label"), Just("verbose"),
                 Just("None"), Just("True"), Just("nu"),
             ], 0..24),
@@ -149,7 +149,7 @@ mod props_glm_minimax_harmony {
     }
 }
 
-/// Issue 24: a broken element `bad` at the start, in the middle and at the end
+/// A broken element `bad` at the start, in the middle and at the end
 /// of a block of two good elements (`good`: markup, tool name, arguments; the
 /// block built by `block`) goes back as text on its own, with one `invalid`
 /// diagnostic, while the good elements stay calls and the block's own markup

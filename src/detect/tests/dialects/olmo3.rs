@@ -93,7 +93,7 @@ fn calls_separated_by_commas_on_one_line() {
     );
 }
 
-/// Issue 24 (vLLM `test_bad_sibling_call_does_not_drop_good_calls`,
+/// (vLLM `test_bad_sibling_call_does_not_drop_good_calls`,
 /// `test_non_finite_argument_rejected`): a broken call goes back as text on
 /// its own line; the other lines stay calls and the block's tags stay in the
 /// region.

@@ -60,7 +60,7 @@ fn fragment() -> impl Strategy<Value = &'static str> {
         Just(" "),
         Just("é"),
         Just("text"),
-        // Junk where a call's header, arguments or parameters belong (issue 24).
+        // Junk where a call's header, arguments or parameters belong.
         Just("{bad}"),
         Just("[1]"),
         Just("I will"),
@@ -71,7 +71,7 @@ fn fragment() -> impl Strategy<Value = &'static str> {
         Just("<｜DSML｜invoke name=\"ls\">\nprose\n</｜DSML｜invoke>"),
         Just("<｜tool_call_begin｜>function<｜tool_sep｜>ls()<｜tool_call_end｜>"),
         // Step-3 without the header, with the name again, a stray separator;
-        // Kimi K2 arguments that never balance (issue 24).
+        // Kimi K2 arguments that never balance.
         Just("<｜tool_call_begin｜><steptml:invoke name=\"ls\">"),
         Just("<｜tool_call_begin｜>function<｜tool_sep｜>ls\n<steptml:invoke name=\"ls\">"),
         Just("<｜tool_sep｜>"),
@@ -102,7 +102,7 @@ fn fragment() -> impl Strategy<Value = &'static str> {
         ),
         Just("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"ls\">\n</｜DSML｜invoke>"),
         // A JSON object as the whole invoke body, and values typed the way
-        // models write them (issue 24).
+        // models write them.
         Just(
             "<｜DSML｜invoke name=\"read_file\">\n{\"path\": \"</｜DSML｜invoke>\"}\n</｜DSML｜invoke>"
         ),

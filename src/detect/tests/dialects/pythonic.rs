@@ -197,7 +197,7 @@ fn llama4_wrapper_tokens() {
     check_calls(input, expect(input, &[], &[]));
 }
 
-/// Issue 24 (vLLM `test_bad_sibling_call_does_not_drop_good_calls`,
+/// (vLLM `test_bad_sibling_call_does_not_drop_good_calls`,
 /// `test_non_finite_argument_rejected`): a broken call goes back as text on its
 /// own with an `invalid` diagnostic, at the start, in the middle or at the end;
 /// the other calls stay calls and the list's `[`, `, ` and `]` stay in the region.

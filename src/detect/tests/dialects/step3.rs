@@ -109,7 +109,7 @@ fn deepseek_tokens_are_not_step3_and_fenced_markup_is_text() {
     check_calls(&input, expect(&input, &[], &[]));
 }
 
-/// Issue 24: a broken call (prose where its parameters belong, a header that
+/// A broken call (prose where its parameters belong, a header that
 /// does not read) is its own element back as text, from its call token to its
 /// end token; the section's other calls stay calls.
 #[test]
