@@ -22,7 +22,7 @@ mkdir -p "$ext_dir"
 
 echo "== python package: clippy and fmt of the extension crate (python/)"
 cargo fmt --manifest-path python/Cargo.toml -- --check
-cargo clippy --manifest-path python/Cargo.toml --all-targets -- -D warnings
+cargo clippy --manifest-path python/Cargo.toml --all-targets --locked -- -D warnings
 
 if [ ! -x "$venv/bin/python3" ]; then
   python3 -m venv "$venv"
