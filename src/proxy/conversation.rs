@@ -74,6 +74,9 @@ impl Conversation {
         record: &mut RequestRecord,
     ) -> Result<Self, ApiError> {
         let server_names = add_server_tools(&state, &mut body, &mut catalog);
+        if state.server_tools.is_some() {
+            record.with_server_tools();
+        }
         let catalog = Arc::new(catalog);
         let turn = send(&state, &body, &catalog, client_key.as_deref(), record).await?;
         if server_names.is_empty() {

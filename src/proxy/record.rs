@@ -50,8 +50,10 @@ pub(crate) struct RequestRecord {
     upstream_head: Option<Duration>,
     first_byte: Option<Duration>,
     calls: usize,
-    /// Server-side tool calls run, and their time (rounds run concurrently).
-    tool_calls: usize,
+    /// Server-side tool calls run, and their time (rounds run concurrently);
+    /// `None` when the proxy has no server-side tools, so the line leaves
+    /// them out.
+    tool_calls: Option<usize>,
     tool_time: Duration,
     status: Option<u16>,
     outcome: Option<String>,
@@ -80,7 +82,7 @@ impl RequestRecord {
             upstream_head: None,
             first_byte: None,
             calls: 0,
-            tool_calls: 0,
+            tool_calls: None,
             tool_time: Duration::ZERO,
             status: None,
             outcome: None,
@@ -127,9 +129,15 @@ impl RequestRecord {
             .count();
     }
 
+    /// The proxy has server-side tools: the line counts their calls and time
+    /// (zero when the model called none).
+    pub(crate) fn with_server_tools(&mut self) {
+        self.tool_calls.get_or_insert(0);
+    }
+
     /// A round of `calls` server-side tool calls ran in `took`.
     pub(crate) fn tools_ran(&mut self, calls: usize, took: Duration) {
-        self.tool_calls += calls;
+        *self.tool_calls.get_or_insert(0) += calls;
         self.tool_time += took;
     }
 
@@ -159,7 +167,7 @@ impl Drop for RequestRecord {
             first_byte_ms = ms(self.first_byte),
             calls = self.calls,
             tool_calls = self.tool_calls,
-            tool_ms = self.tool_time.as_secs_f64() * 1e3,
+            tool_ms = self.tool_calls.map(|_| self.tool_time.as_secs_f64() * 1e3),
             duration_ms = self.started.elapsed().as_secs_f64() * 1e3,
             outcome = self.outcome.as_deref().unwrap_or("client_gone"),
             "proxy request done"

@@ -269,6 +269,9 @@ async fn json_logs_give_one_line_per_request_with_its_span() {
     assert_eq!(streamed["upstream_status"], 200);
     assert_eq!(streamed["calls"], 1);
     assert_eq!(streamed["outcome"], "ok");
+    // No server-side tools: the line says nothing of them.
+    assert!(streamed.get("tool_calls").is_none(), "{streamed}");
+    assert!(streamed.get("tool_ms").is_none(), "{streamed}");
     let head = streamed["upstream_head_ms"].as_f64().unwrap();
     let first = streamed["first_byte_ms"].as_f64().unwrap();
     let total = streamed["duration_ms"].as_f64().unwrap();
@@ -361,4 +364,44 @@ async fn builtins_are_server_side_tools_the_proxy_runs() {
     assert_eq!(received.len(), 2);
     assert_eq!(received[1].body["messages"][2]["content"], "42");
     stop(child);
+}
+
+#[tokio::test]
+async fn with_server_side_tools_the_line_counts_their_calls() {
+    let calculate = "<tool_call>\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2+2\"}}\n</tool_call>";
+    let upstream = ReplayServer::start(vec![
+        crate::proxy_server_tools::turn(&[calculate], 10, 5),
+        crate::proxy_server_tools::turn(&["It is 4."], 20, 3),
+        crate::proxy_server_tools::turn(&["Hello."], 5, 2),
+    ])
+    .await;
+    let workspace = tempfile::tempdir().unwrap();
+    let (child, url) = start(
+        upstream.base_url(),
+        &[
+            "--builtins",
+            "--workspace",
+            workspace.path().to_str().unwrap(),
+            "--log-format",
+            "json",
+        ],
+        &[("TOOLROUTER_LOG", "info")],
+    );
+    let client = reqwest::Client::new();
+    for _ in 0..2 {
+        let response = client
+            .post(format!("{url}/chat/completions"))
+            .json(&request(false))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    let log = stop(child);
+    let lines = request_lines(&log);
+    assert_eq!(lines.len(), 2, "{log}");
+    // The first request's model called `calculate` once; the second none.
+    assert_eq!(lines[0]["fields"]["tool_calls"], 1, "{log}");
+    assert!(lines[0]["fields"]["tool_ms"].as_f64().is_some(), "{log}");
+    assert_eq!(lines[1]["fields"]["tool_calls"], 0, "{log}");
 }
