@@ -219,8 +219,12 @@ fn tools_without_any_source_says_none_are_registered() {
 #[test]
 fn tools_rejects_unknown_dialects_and_bad_files() {
     let out = run(&["tools", "--dialect", "openai"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown dialect `openai`"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("invalid value 'openai' for '--dialect <NAME|all>'"),
+        "{stderr}"
+    );
 
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("bad.json");
