@@ -29,7 +29,7 @@ pub use hub::{Hub, HubBuilder};
 // Plain data every layer shares.
 pub use crate::core::{
     DetectEvent, Diagnostic, DiagnosticKind, JsonObject, ParamType, ToolCall, ToolCatalog,
-    ToolShape, UnknownFormat, WireFormat, new_call_id,
+    ToolShape, UnknownNameError, WireFormat, new_call_id,
 };
 
 // Tools: the registry, the handler contract, resources and prompts.
@@ -55,9 +55,7 @@ pub use detect::{
 pub use router::{CallResult, RouteEvent, RouteSession, RouteStream, Router, TurnOutcome};
 
 // Converters to and from each provider's dialect.
-pub use convert::{
-    ConversionNote, Declarations, Dialect, NoteKind, UnknownDialect, restore_optional_nulls,
-};
+pub use convert::{ConversionNote, Declarations, Dialect, NoteKind, restore_optional_nulls};
 
 // Conversations with a provider (request bodies and endpoints; no I/O).
 pub use chat::{ChatError, Conversation, Endpoint, ToolMode, endpoint};

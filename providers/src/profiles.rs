@@ -31,10 +31,10 @@ pub struct ProviderProfile {
     /// The default base URL (`{placeholders}` for per-account parts).
     pub base_url: String,
     /// Text formats the provider's models may write tool calls in, as the root
-    /// crate's `WireFormat` names (`"hermes"`, `"qwen3_coder"`, `"mistral"`,
-    /// `"llama3_json"`, `"xml"`, ...); the router enables them on top of the
+    /// crate's `WireFormat` names (`"hermes"`, `"qwen3-coder"`, `"mistral"`,
+    /// `"llama3-json"`, `"xml"`, ...); the router enables them on top of the
     /// detector's defaults (which matters for the dialects that are off by
-    /// default, such as `"phi4_mini"`). Empty when calls only come structured.
+    /// default, such as `"phi4-mini"`). Empty when calls only come structured.
     #[serde(default)]
     pub text_formats: Vec<String>,
     /// Anything else worth knowing.

@@ -18,7 +18,7 @@ pub(crate) fn dialect(name: &str) -> PyResult<Dialect> {
 }
 
 /// The tools declared in `dialect`: the request's `tools` value (a string,
-/// the system-prompt section, for `xml_text`).
+/// the system-prompt section, for `xml-text`).
 #[pyfunction]
 #[pyo3(signature = (tools, dialect_name, *, strict = false))]
 pub(crate) fn declare<'py>(

@@ -172,8 +172,8 @@ impl ArgsDelta {
 #[pymethods]
 impl CallEnd {
     #[new]
-    #[pyo3(signature = (index, id, name, arguments, format = "open_ai_chat".to_owned()))]
-    #[pyo3(text_signature = "(index, id, name, arguments, format='open_ai_chat')")]
+    #[pyo3(signature = (index, id, name, arguments, format = "openai-chat".to_owned()))]
+    #[pyo3(text_signature = "(index, id, name, arguments, format='openai-chat')")]
     fn new(index: usize, id: String, name: String, arguments: Py<PyDict>, format: String) -> Self {
         Self {
             index,

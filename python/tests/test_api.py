@@ -135,7 +135,7 @@ def test_one_format_only():
 def test_errors_carry_the_rust_messages():
     with pytest.raises(ValueError, match="unknown wire format `hermez`"):
         StreamDetector([WEATHER], "hermez")
-    with pytest.raises(ValueError, match=r"unknown dialect `nope` \(expected one of"):
+    with pytest.raises(ValueError, match=r"unknown dialect `nope`; dialects: openai-chat, "):
         declare([WEATHER], "nope")
     with pytest.raises(ValueError, match="tool 0 has no name"):
         StreamDetector([{"description": "x"}])

@@ -252,7 +252,7 @@ def test_registered_names():
     assert "think" in every and "hermes" in every
     # One name per call dialect (`think` is reasoning, not a call dialect).
     assert sorted(PARSER_NAMES) == sorted(
-        ["toolrouter"] + [f"toolrouter_{f}" for f in every if f != "think"]
+        ["toolrouter"] + [f"toolrouter_{f.replace('-', '_')}" for f in every if f != "think"]
     )
 
 

@@ -80,7 +80,7 @@ class CallEnd:
         id: str,
         name: str,
         arguments: dict[str, _Json],
-        format: str = "open_ai_chat",
+        format: str = "openai-chat",
     ) -> CallEnd: ...
 
 @final

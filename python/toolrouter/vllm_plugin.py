@@ -6,8 +6,9 @@ Load it with::
         --tool-parser-plugin toolrouter.vllm_plugin --tool-call-parser toolrouter
 
 `toolrouter` detects every dialect at once; `toolrouter_<format>` (for
-example `toolrouter_hermes`, `toolrouter_qwen3_coder`, `toolrouter_mistral`)
-detects only that one. vLLM makes one parser per request; each keeps one
+example `toolrouter_hermes`, `toolrouter_qwen3_coder`, `toolrouter_mistral`:
+the format's name with `_` for `-`, as vLLM's own parsers are named) detects
+only that one. vLLM makes one parser per request; each keeps one
 `toolrouter.StreamDetector`, fed `delta_text` and nothing else, so a delta
 costs the same at the end of a long output as at its start, and argument
 fragments (XML dialects' too) are sent as soon as they are decided.
@@ -246,8 +247,13 @@ class ToolrouterToolParser(ToolParser):
         return message
 
 
+def _parser_name(fmt: str) -> str:
+    """The vLLM name of one format's parser: `qwen3-coder` -> `toolrouter_qwen3_coder`."""
+    return "toolrouter_" + fmt.replace("-", "_")
+
+
 def _parser_class(fmt: str) -> type[ToolrouterToolParser]:
-    name = "Toolrouter" + "".join(p.title() for p in fmt.split("_")) + "ToolParser"
+    name = "Toolrouter" + "".join(p.title() for p in fmt.split("-")) + "ToolParser"
     return type(name, (ToolrouterToolParser,), {"formats": fmt, "__module__": __name__})
 
 
@@ -260,5 +266,5 @@ for _fmt in _ALL_FORMATS:
         continue
     _cls = _parser_class(_fmt)
     globals()[_cls.__name__] = _cls
-    ToolParserManager.register_module([f"toolrouter_{_fmt}"], module=_cls)
-    PARSER_NAMES.append(f"toolrouter_{_fmt}")
+    ToolParserManager.register_module([_parser_name(_fmt)], module=_cls)
+    PARSER_NAMES.append(_parser_name(_fmt))

@@ -14,16 +14,29 @@ use toolrouter::rmcp::model::Tool;
 use toolrouter::{Conversation, ToolMode, endpoint};
 use toolrouter::{Hub, RouteEvent, TurnOutcome};
 
+use super::help::examples;
+use super::names::PROVIDER;
 use super::setup::{ToolSetupArgs, Upstreams, with_tools};
 use super::transcript::Transcript;
 
+/// The help's examples.
+const EXAMPLES: &str = r#"
+  # Ask OpenAI (OPENAI_API_KEY), running its calls with the built-in tools
+  toolrouter chat --provider openai --model gpt-4.1-mini --prompt "What is in src/?"
+  # A local vLLM server; the prompt on stdin
+  echo "Sum 19 and 23" | toolrouter chat --provider vllm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B
+  # A model without tool support: the tools taught in the system prompt
+  toolrouter chat --provider ollama --model llama3.2 --text-tools --prompt "List the files"
+"#;
+
 /// Arguments of `toolrouter chat`.
 #[derive(Debug, Args)]
+#[command(after_help = examples(EXAMPLES))]
 pub(crate) struct ChatArgs {
-    /// The provider: a profile name (`openai`, `anthropic`, `gemini`, `ollama`,
-    /// `vllm`, ...) or a wire name (`openai-chat`, `openai-responses`, ...).
+    /// The provider: a profile (its name or one of its other names) or a wire
+    /// a profile offers (`openai-responses`); its key variable is read.
     /// Bedrock is refused: its requests need AWS SigV4 signing.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = PROVIDER)]
     provider: String,
     /// The API base URL (default: the profile's). Anthropic and Gemini bases
     /// may end with or without their version segment (`/v1`, `/v1beta`).

@@ -12,21 +12,26 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::{Value, json};
 
-use toolrouter::{DetectConfig, StreamDetector};
+use toolrouter::{DetectConfig, StreamDetector, WireFormat};
 use toolrouter::{DetectEvent, JsonObject, ToolCatalog};
+
+use super::help::examples;
+use super::names::{EveryOr, TEXT_FORMAT_OR_AUTO};
 
 /// Arguments of `toolrouter parse`.
 #[derive(Debug, Args)]
+#[command(after_help = examples(EXAMPLES))]
 pub(crate) struct ParseArgs {
     /// A JSON array of MCP tool entries (`name`, `description`, `inputSchema`), as
     /// `tools/list` returns them. Without it no tool is registered, so every call
     /// is reported as naming an unknown tool.
     #[arg(long, value_name = "FILE")]
     tools: Option<PathBuf>,
-    /// `auto` (every text dialect on by default, at once) or one format name,
+    /// `auto` (every text dialect on by default, at once) or one text format,
     /// e.g. `hermes`.
-    #[arg(long, default_value = "auto", value_name = "auto|NAME")]
-    format: String,
+    #[arg(long, default_value = "auto", value_name = "auto|NAME",
+          value_parser = TEXT_FORMAT_OR_AUTO)]
+    format: EveryOr<WireFormat>,
     /// Detector options.
     #[command(flatten)]
     detect: super::detect_args::DetectArgs,
@@ -37,16 +42,25 @@ pub(crate) struct ParseArgs {
     input: Option<PathBuf>,
 }
 
+/// The help's examples.
+const EXAMPLES: &str = r#"
+  # Every dialect at once, one event per line (each input line: one delta, a JSON string)
+  toolrouter parse deltas.jsonl
+  # One dialect and the tools a server lists; one summary object
+  toolrouter parse --format qwen3-coder --tools tools.json --summary deltas.jsonl
+  # Deltas on stdin, with Phi-4-mini's calls too (off by default)
+  echo '"functools[{\"name\": \"ls\", \"arguments\": {}}]"' | toolrouter parse --text-format phi4-mini --summary
+"#;
+
 /// Runs the command.
 pub(crate) fn run(args: ParseArgs) -> Result<(), String> {
     let catalog = match &args.tools {
         Some(path) => load_tools(path)?,
         None => ToolCatalog::new(),
     };
-    let base = if args.format == "auto" {
-        DetectConfig::default()
-    } else {
-        DetectConfig::only(super::detect_args::parse_text_format(&args.format)?)
+    let base = match args.format {
+        EveryOr::Every => DetectConfig::default(),
+        EveryOr::One(format) => DetectConfig::only(format),
     };
     let config = args.detect.config(base, &[])?;
     let reader: Box<dyn Read> = match &args.input {

@@ -14,11 +14,27 @@ use toolrouter::{
 };
 
 use super::detect_args::DetectArgs;
+use super::help::examples;
+use super::names::PROVIDER;
 use super::serve::{interrupted, seconds};
 use super::setup::{ToolSetup, ToolSetupArgs, Upstreams, runtime};
+use super::size::{parse_size, show_size};
+
+/// The help's examples.
+const EXAMPLES: &str = r#"
+  # In front of a local vLLM server; clients use http://127.0.0.1:4000/v1
+  toolrouter proxy --listen 127.0.0.1:4000 --upstream http://127.0.0.1:8000/v1 --provider vllm
+  # In front of Anthropic (ANTHROPIC_API_KEY), for OpenAI SDK clients too
+  toolrouter proxy --listen 127.0.0.1:4000 --upstream https://api.anthropic.com --provider anthropic
+  # The clients' own keys go upstream; the proxy runs the built-in tools itself
+  toolrouter proxy --listen 127.0.0.1:4000 --upstream https://api.openai.com/v1 --provider openai --forward-key --builtins
+  # On the network: a token, and a larger request limit
+  toolrouter proxy --listen 0.0.0.0:4000 --allow-remote --token "$TOKEN" --upstream http://10.0.0.5:8000/v1 --provider llamacpp --max-request-bytes 64MiB
+"#;
 
 /// Arguments of `toolrouter proxy`.
 #[derive(Debug, Args)]
+#[command(after_help = examples(EXAMPLES))]
 pub(crate) struct ProxyArgs {
     /// Listen at ADDR (loopback by default; port 0 picks a free port). The
     /// OpenAI SDKs' base URL is `http://ADDR/v1` (`POST /v1/chat/completions`,
@@ -31,12 +47,12 @@ pub(crate) struct ProxyArgs {
     /// `{URL}/chat/completions`, model lists to `{URL}/models`.
     #[arg(long, value_name = "URL")]
     upstream: String,
-    /// The upstream's provider profile: an OpenAI-compatible one (`vllm`,
-    /// `llamacpp`, `lmstudio`, `openai-compatible`, `ollama-openai`,
-    /// `openai`, …), `anthropic`, `gemini`, `vertex`, `ollama` (native) or
-    /// `bedrock` (a Bedrock API key; no SigV4). Its dialects are detected in
-    /// the text and its key variable is read.
-    #[arg(long, value_name = "NAME")]
+    /// The upstream's provider: a profile (its name or one of its other
+    /// names) or a wire a profile offers (`openai-responses`,
+    /// `ollama-openai`). Its API is the one requests are translated to, its
+    /// dialects are detected in the text and its key variable is read
+    /// (Bedrock: a Bedrock API key; no SigV4).
+    #[arg(long, value_name = "NAME", value_parser = PROVIDER)]
     provider: String,
     /// Require `Authorization: Bearer TOKEN` (or `x-api-key: TOKEN`) on every
     /// request.
@@ -67,11 +83,13 @@ pub(crate) struct ProxyArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
     /// The largest request body accepted (`413` past it).
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size::<usize>,
+          default_value = show_size(DEFAULT_MAX_REQUEST_BYTES))]
     max_request_bytes: usize,
     /// The most bytes of one upstream answer read; past it the answer ends
     /// with an error.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TURN_BYTES)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size::<usize>,
+          default_value = show_size(DEFAULT_MAX_TURN_BYTES))]
     max_turn_bytes: usize,
     /// Seconds the upstream may send nothing before its request is given up
     /// (0: no limit).

@@ -4,9 +4,9 @@
 //! Exit codes: 0 when the turn ended without an error; 1 when the stream
 //! ended in an error (a provider error, a stream that ended before the
 //! provider finished, a turn over `--max-turn-bytes`); 2 for a usage error (a
-//! bad flag or value, an unknown provider, tools that cannot be set up; clap's
-//! own errors are 2 too); 3 for an I/O error (the recording cannot be read,
-//! the output cannot be written).
+//! bad flag or value, an unknown provider or text format, tools that cannot
+//! be set up; clap's own errors are 2 too); 3 for an I/O error (the recording
+//! cannot be read, the output cannot be written).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,19 +20,35 @@ use toolrouter::providers::find_profile;
 use toolrouter::{Hub, TurnOutcome};
 
 use super::detect_args::DetectArgs;
+use super::help::examples;
+use super::names::PROVIDER;
 use super::setup::{ToolSetupArgs, Upstreams, with_tools};
+use super::size::{parse_size, show_size};
 use super::transcript::Transcript;
 
 /// The default of `--max-turn-bytes`: 64 MiB.
 const DEFAULT_MAX_TURN_BYTES: u64 = 64 << 20;
 
+/// The help's examples.
+const EXAMPLES: &str = r#"
+  # Replay a recorded OpenAI stream, running its calls with the built-in tools
+  toolrouter route --provider openai recording.sse
+  # One JSON object: the turn's text, calls, results and stop
+  toolrouter route --provider anthropic --summary recording.sse
+  # Events as JSON Lines, the stream fed one byte at a time
+  toolrouter route --provider vllm --json --chunk 1 recording.sse
+  # A Responses API recording, with the tools of an MCP configuration
+  toolrouter route --provider openai-responses --config mcp.json recording.sse
+"#;
+
 /// Arguments of `toolrouter route`.
 #[derive(Debug, Args)]
+#[command(after_help = examples(EXAMPLES))]
 pub(crate) struct RouteArgs {
-    /// The provider: a profile name (`openai`, `anthropic`, `groq`, ...) or a wire
-    /// name (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `vertex`,
-    /// `ollama`, `bedrock`, `mistral`, `openai-compat`).
-    #[arg(long, value_name = "NAME")]
+    /// The provider the stream was recorded from: a profile (its name or one
+    /// of its other names) or a wire a profile offers (`openai-responses`).
+    /// Its wire is read and its dialects are detected in the text.
+    #[arg(long, value_name = "NAME", value_parser = PROVIDER)]
     provider: String,
     /// The recorded response body, exactly as the provider sent it.
     file: PathBuf,
@@ -48,12 +64,14 @@ pub(crate) struct RouteArgs {
     /// Detector options.
     #[command(flatten)]
     detect: DetectArgs,
-    /// Feed the stream in pieces of this many bytes, as a network would cut it.
-    #[arg(long, value_name = "BYTES", default_value_t = 4096)]
+    /// Feed the stream in pieces of this size, as a network would cut it.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size::<usize>,
+          default_value = show_size(4096))]
     chunk: usize,
     /// The most bytes one turn may take; past it the turn ends with an error
     /// (and exit code 1). What the turn holds (its text) stays below it.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TURN_BYTES)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size::<u64>,
+          default_value = show_size(DEFAULT_MAX_TURN_BYTES))]
     max_turn_bytes: u64,
 }
 

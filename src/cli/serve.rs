@@ -14,9 +14,20 @@ use toolrouter::{
 
 use super::setup::{ToolSetupArgs, Upstreams, with_tools};
 
+/// The help's examples.
+const EXAMPLES: &str = r#"
+  # One MCP client over stdin/stdout (an editor's server command)
+  toolrouter serve --stdio --workspace ~/project
+  # Streamable HTTP at http://127.0.0.1:8765/mcp, with the tools of an MCP configuration
+  toolrouter serve --http 127.0.0.1:8765 --config mcp.json
+  # Without sessions, behind a load balancer, one state key for every process
+  toolrouter serve --http 0.0.0.0:8765 --allow-remote --token "$TOKEN" --stateless --state-key-file keys.txt
+"#;
+
 /// Arguments of `toolrouter serve`.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("transport").required(true).args(["stdio", "http"])))]
+#[command(after_help = super::help::examples(EXAMPLES))]
 pub(crate) struct ServeArgs {
     /// Serve one client over stdin/stdout.
     #[arg(long)]

@@ -9,18 +9,30 @@ use toolrouter::rmcp::model::Tool;
 use toolrouter::{ConversionNote, Declarations, Dialect};
 use toolrouter::{render_tool_listing, tool_listing};
 
+use super::help::examples;
+use super::names::{DIALECT_OR_ALL, EveryOr};
 use super::setup::{ToolSetupArgs, Upstreams, with_tools};
+
+/// The help's examples.
+const EXAMPLES: &str = r#"
+  # The built-in tools, declared in every dialect
+  toolrouter tools
+  # Anthropic's declarations as JSON, with the tools of an MCP configuration
+  toolrouter tools --config mcp.json --dialect anthropic --json
+  # The system-prompt section a model without tool support is taught
+  toolrouter tools --dialect xml-text
+"#;
 
 /// Arguments of `toolrouter tools`.
 #[derive(Debug, Args)]
+#[command(after_help = examples(EXAMPLES))]
 pub(crate) struct ToolsArgs {
     /// Where the tools come from.
     #[command(flatten)]
     setup: ToolSetupArgs,
-    /// The dialect to print (`open_ai_chat`, `open_ai_responses`, `anthropic`,
-    /// `gemini`, `bedrock`, `ollama`, `xml_text`) or `all`.
-    #[arg(long, value_name = "NAME|all", default_value = "all")]
-    dialect: String,
+    /// The dialect to print, or `all`.
+    #[arg(long, value_name = "NAME|all", default_value = "all", value_parser = DIALECT_OR_ALL)]
+    dialect: EveryOr<Dialect>,
     /// Print one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -28,9 +40,9 @@ pub(crate) struct ToolsArgs {
 
 /// Runs the command.
 pub(crate) fn run(args: ToolsArgs) -> Result<(), String> {
-    let dialects: Vec<Dialect> = match args.dialect.as_str() {
-        "all" => Dialect::ALL.to_vec(),
-        name => vec![name.parse::<Dialect>().map_err(|e| e.to_string())?],
+    let dialects: Vec<Dialect> = match args.dialect {
+        EveryOr::Every => Dialect::ALL.to_vec(),
+        EveryOr::One(dialect) => vec![dialect],
     };
     let (tools, listing) = with_tools(&args.setup, Upstreams::Wait, async |setup| {
         let tools: Vec<Tool> = setup.hub.registry().definitions();

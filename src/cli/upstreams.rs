@@ -11,8 +11,17 @@ use toolrouter::{
     tool_listing,
 };
 
+/// The help's examples.
+const EXAMPLES: &str = r#"
+  # Claude Desktop's servers, each with its state and tools
+  toolrouter upstreams --config ~/.config/Claude/claude_desktop_config.json
+  # A toolrouter.toml
+  toolrouter upstreams -c toolrouter.toml
+"#;
+
 /// Arguments of `toolrouter upstreams`.
 #[derive(Debug, Args)]
+#[command(after_help = super::help::examples(EXAMPLES))]
 pub(crate) struct UpstreamsArgs {
     /// An `mcpServers` JSON file (Claude Desktop, Cursor, VS Code) or a
     /// `toolrouter.toml`.

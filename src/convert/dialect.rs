@@ -10,7 +10,7 @@ use toolrouter_providers::Wire;
 
 use super::note::Declarations;
 use super::{anthropic, bedrock, gemini, ollama, openai_chat, openai_responses, xml_text};
-use crate::core::{ToolCall, WireFormat};
+use crate::core::{ToolCall, UnknownNameError, WireFormat};
 
 /// A provider dialect of tool declarations, calls and results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -32,13 +32,6 @@ pub enum Dialect {
     XmlText,
 }
 
-/// The error of parsing a [`Dialect`] from a string that names none.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown dialect `{0}` (expected one of: open_ai_chat, open_ai_responses, anthropic, gemini, bedrock, ollama, xml_text)"
-)]
-pub struct UnknownDialect(pub String);
-
 impl Dialect {
     /// Every dialect, in declaration order.
     pub const ALL: &'static [Dialect] = &[
@@ -51,17 +44,39 @@ impl Dialect {
         Dialect::XmlText,
     ];
 
-    /// The stable snake_case name (the same as [`WireFormat`]'s where they overlap).
+    /// The name (kebab-case, the same as [`WireFormat`]'s and the providers'
+    /// `Wire`'s where they overlap: `openai-chat`).
     pub fn as_str(self) -> &'static str {
         match self {
-            Dialect::OpenAiChat => "open_ai_chat",
-            Dialect::OpenAiResponses => "open_ai_responses",
+            Dialect::OpenAiChat => "openai-chat",
+            Dialect::OpenAiResponses => "openai-responses",
             Dialect::Anthropic => "anthropic",
             Dialect::Gemini => "gemini",
             Dialect::Bedrock => "bedrock",
             Dialect::Ollama => "ollama",
-            Dialect::XmlText => "xml_text",
+            Dialect::XmlText => "xml-text",
         }
+    }
+
+    /// The other names this dialect is parsed from (its snake_case spelling,
+    /// `open_ai_chat`); empty for a one-word name.
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Dialect::OpenAiChat => &["open_ai_chat"],
+            Dialect::OpenAiResponses => &["open_ai_responses"],
+            Dialect::XmlText => &["xml_text"],
+            Dialect::Anthropic | Dialect::Gemini | Dialect::Bedrock | Dialect::Ollama => &[],
+        }
+    }
+
+    /// Every name each dialect is parsed from, with its [`as_str`](Self::as_str)
+    /// name: the pairs an [`UnknownNameError`] takes.
+    pub fn names() -> impl Iterator<Item = (&'static str, &'static str)> {
+        Dialect::ALL.iter().flat_map(|d| {
+            std::iter::once(d.as_str())
+                .chain(d.aliases().iter().copied())
+                .map(|name| (name, d.as_str()))
+        })
     }
 
     /// The dialect to answer a call found in `format` in: a structured format's
@@ -213,14 +228,18 @@ impl fmt::Display for Dialect {
 }
 
 impl FromStr for Dialect {
-    type Err = UnknownDialect;
+    type Err = UnknownNameError;
 
+    /// Parses a name or an alias, ASCII case ignored.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Dialect::ALL
             .iter()
             .copied()
-            .find(|d| d.as_str() == s)
-            .ok_or_else(|| UnknownDialect(s.to_owned()))
+            .find(|d| {
+                d.as_str().eq_ignore_ascii_case(s)
+                    || d.aliases().iter().any(|a| a.eq_ignore_ascii_case(s))
+            })
+            .ok_or_else(|| UnknownNameError::new("dialect", s, Dialect::names()))
     }
 }
 

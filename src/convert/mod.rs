@@ -44,6 +44,6 @@ pub(crate) mod xml_text;
 mod tests;
 
 pub(crate) use content::image_format;
-pub use dialect::{Dialect, UnknownDialect};
+pub use dialect::Dialect;
 pub use note::{ConversionNote, Declarations, NoteKind};
 pub use openai_strict::restore_optional_nulls;

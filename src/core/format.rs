@@ -12,10 +12,15 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::unknown_name::UnknownNameError;
+
 /// Passes the dialect table to `$callback!`, one row per dialect:
 ///
-/// `Variant, "name", Kind(recogniser), auto: bool, core: bool;`
+/// `Variant, "name" | "other-name"…, Kind(recogniser), auto: bool, core: bool;`
 ///
+/// - `"name"` is the dialect's one spelling (kebab-case), its serde,
+///   `Display` and `FromStr` name; the other names are parsed too (the
+///   snake_case spellings, `open_ai_function` for `openai-function`).
 /// - `Kind` is `Text` (calls written in the model's text), `Reasoning` (a
 ///   reasoning block in the text, not a call format) or `Structured` (calls
 ///   that arrive as provider deltas; no recogniser).
@@ -25,14 +30,14 @@ use serde::{Deserialize, Serialize};
 ///   text dialects.
 ///
 /// Rows are in probing order: when two dialects could open at the same byte,
-/// the earlier wins. The name is the serde, `Display` and `FromStr` name.
+/// the earlier wins.
 macro_rules! for_each_format {
     ($callback:ident) => {
         $callback! {
             /// Anthropic legacy `<function_calls><invoke name=..><parameter name=..>`.
-            AnthropicInvoke, "anthropic_invoke", Text(anthropic_invoke::AnthropicInvoke), auto: true, core: true;
+            AnthropicInvoke, "anthropic-invoke" | "anthropic_invoke", Text(anthropic_invoke::AnthropicInvoke), auto: true, core: true;
             /// Qwen3-Coder `<tool_call><function=NAME><parameter=P>v</parameter></function></tool_call>`.
-            Qwen3Coder, "qwen3_coder", Text(qwen3_coder::Qwen3Coder), auto: true, core: true;
+            Qwen3Coder, "qwen3-coder" | "qwen3_coder", Text(qwen3_coder::Qwen3Coder), auto: true, core: true;
             /// Hermes / Qwen 2.5 `<tool_call>{"name":..,"arguments":..}</tool_call>`.
             Hermes, "hermes", Text(hermes::Hermes), auto: true, core: true;
             /// GLM-4.5/4.6 `<tool_call>NAME\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>`.
@@ -40,26 +45,26 @@ macro_rules! for_each_format {
             /// GLM-4.7/5 `<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>`.
             Glm47, "glm47", Text(glm::Glm47), auto: true, core: false;
             /// MiniMax-M2 `<minimax:tool_call><invoke name=..><parameter name=..>`.
-            MinimaxM2, "minimax_m2", Text(minimax_m2::MinimaxM2), auto: true, core: false;
+            MinimaxM2, "minimax-m2" | "minimax_m2", Text(minimax_m2::MinimaxM2), auto: true, core: false;
             /// gpt-oss harmony (text form): channels, `to=functions.NAME` calls.
             Harmony, "harmony", Text(harmony::Harmony), auto: true, core: false;
             /// An OpenAI `{"tool_calls":[...]}` object written in text.
-            OpenAiFunction, "open_ai_function", Text(openai_function::OpenAiFunction), auto: true, core: true;
+            OpenAiFunction, "openai-function" | "open_ai_function", Text(openai_function::OpenAiFunction), auto: true, core: true;
             // Before JsonToolUse: bare Llama JSON at message start has `name` first.
             /// Llama 3.x JSON: optional `<|python_tag|>`, then `{"name":..,"parameters":..}`.
-            Llama3Json, "llama3_json", Text(llama3_json::Llama3Json), auto: true, core: false;
+            Llama3Json, "llama3-json" | "llama3_json", Text(llama3_json::Llama3Json), auto: true, core: false;
             /// A JSON `{"type":"tool_use",...}` object written in text.
-            JsonToolUse, "json_tool_use", Text(json_tool_use::JsonToolUse), auto: true, core: true;
+            JsonToolUse, "json-tool-use" | "json_tool_use", Text(json_tool_use::JsonToolUse), auto: true, core: true;
             /// XML tag per tool: `<read_file><path>a.rs</path></read_file>` (Cline, Thea).
             Xml, "xml", Text(xml_tag::XmlTag), auto: true, core: true;
             /// DeepSeek V3/R1 `<｜tool▁calls▁begin｜>` with `function<｜tool▁sep｜>NAME` and a JSON fence.
-            DeepSeekV3, "deepseek_v3", Text(deepseek::DeepSeekV3), auto: true, core: false;
+            DeepSeekV3, "deepseek-v3" | "deepseek_v3", Text(deepseek::DeepSeekV3), auto: true, core: false;
             /// DeepSeek V3.1 `<｜tool▁calls▁begin｜>` with `NAME<｜tool▁sep｜>{..}`.
-            DeepSeekV31, "deepseek_v31", Text(deepseek::DeepSeekV31), auto: true, core: false;
+            DeepSeekV31, "deepseek-v31" | "deepseek_v31", Text(deepseek::DeepSeekV31), auto: true, core: false;
             /// DeepSeek V3.2/V4 DSML `<｜DSML｜function_calls>` / `<｜DSML｜tool_calls>`.
-            DeepSeekDsml, "deepseek_dsml", Text(deepseek_dsml::DeepSeekDsml), auto: true, core: false;
+            DeepSeekDsml, "deepseek-dsml" | "deepseek_dsml", Text(deepseek_dsml::DeepSeekDsml), auto: true, core: false;
             /// Kimi K2 `<|tool_calls_section_begin|>` with `functions.NAME:IDX` ids.
-            KimiK2, "kimi_k2", Text(kimi_k2::KimiK2), auto: true, core: false;
+            KimiK2, "kimi-k2" | "kimi_k2", Text(kimi_k2::KimiK2), auto: true, core: false;
             /// Step-3 `<｜tool_calls_begin｜>` with `<steptml:invoke>`.
             Step3, "step3", Text(step3::Step3), auto: true, core: false;
             /// Mistral `[TOOL_CALLS] [{..}]` (before v11) and `[TOOL_CALLS]NAME[ARGS]{..}` (v11+).
@@ -67,13 +72,13 @@ macro_rules! for_each_format {
             /// Granite `<|tool_call|>[{..}]` and `<tool_call>[{..}]`.
             Granite, "granite", Text(granite::Granite), auto: true, core: false;
             /// Jamba / Hunyuan-A13B `<tool_calls>[{..}]</tool_calls>`.
-            JambaHunyuan, "jamba_hunyuan", Text(jamba_hunyuan::JambaHunyuan), auto: true, core: false;
+            JambaHunyuan, "jamba-hunyuan" | "jamba_hunyuan", Text(jamba_hunyuan::JambaHunyuan), auto: true, core: false;
             /// InternLM2 `<|action_start|><|plugin|>{..}<|action_end|>`.
             InternLm2, "internlm2", Text(internlm2::InternLm2), auto: true, core: false;
             /// LongCat-Flash `<longcat_tool_call>{..}</longcat_tool_call>`.
             LongCat, "longcat", Text(longcat::LongCat), auto: true, core: false;
             /// Phi-4-mini `functools[{..}]` (off by default: ambiguous).
-            Phi4Mini, "phi4_mini", Text(phi4_mini::Phi4Mini), auto: false, core: false;
+            Phi4Mini, "phi4-mini" | "phi4_mini", Text(phi4_mini::Phi4Mini), auto: false, core: false;
             /// Cohere Command R7B / A `<|START_ACTION|>[{..}]<|END_ACTION|>`.
             Cohere, "cohere", Text(cohere::Cohere), auto: true, core: false;
             /// Reasoning markup `<think>…</think>` (not a call format: its content is `Reasoning`).
@@ -88,9 +93,9 @@ macro_rules! for_each_format {
             /// Gemma 4 `<|tool_call>call:NAME{..}<tool_call|>`.
             Gemma4, "gemma4", Text(gemma4::Gemma4), auto: true, core: false;
             /// Structured OpenAI Chat Completions `tool_calls` deltas.
-            OpenAiChat, "open_ai_chat", Structured(), auto: false, core: false;
+            OpenAiChat, "openai-chat" | "open_ai_chat", Structured(), auto: false, core: false;
             /// Structured OpenAI Responses `function_call` items.
-            OpenAiResponses, "open_ai_responses", Structured(), auto: false, core: false;
+            OpenAiResponses, "openai-responses" | "open_ai_responses", Structured(), auto: false, core: false;
             /// Structured Anthropic Messages `tool_use` blocks.
             Anthropic, "anthropic", Structured(), auto: false, core: false;
             /// Structured Gemini / Vertex `functionCall` parts.
@@ -171,7 +176,7 @@ const fn select<const N: usize>(rows: &[Row], list: List) -> [WireFormat; N] {
 macro_rules! wire_format {
     ($(
         $(#[$meta:meta])*
-        $variant:ident, $name:literal, $kind:ident($($recogniser:path)?), auto: $auto:literal, core: $core:literal;
+        $variant:ident, $name:literal $(| $alias:literal)*, $kind:ident($($recogniser:path)?), auto: $auto:literal, core: $core:literal;
     )*) => {
         /// The dialect a tool call was written in.
         ///
@@ -182,7 +187,7 @@ macro_rules! wire_format {
         pub enum WireFormat {
             $(
                 $(#[$meta])*
-                #[serde(rename = $name)]
+                #[serde(rename = $name $(, alias = $alias)*)]
                 $variant,
             )*
         }
@@ -195,10 +200,19 @@ macro_rules! wire_format {
             /// then the structured formats).
             pub const ALL: &'static [WireFormat] = &[$(WireFormat::$variant,)*];
 
-            /// The stable snake_case name used on the command line and in JSON output.
+            /// The name used on the command line and in JSON output (kebab-case:
+            /// `qwen3-coder`, `openai-function`).
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(WireFormat::$variant => $name,)*
+                }
+            }
+
+            /// The other names this format is parsed from (its snake_case
+            /// spelling, `qwen3_coder`); empty for a one-word name.
+            pub fn aliases(self) -> &'static [&'static str] {
+                match self {
+                    $(WireFormat::$variant => &[$($alias),*],)*
                 }
             }
 
@@ -234,20 +248,35 @@ impl fmt::Display for WireFormat {
     }
 }
 
-/// The error of parsing a [`WireFormat`] from a string that names none.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown wire format `{0}`")]
-pub struct UnknownFormat(pub String);
+impl WireFormat {
+    /// Every name each of `formats` is parsed from, with its [`as_str`](Self::as_str)
+    /// name: the pairs an [`UnknownNameError`] takes.
+    pub fn names(
+        formats: &[WireFormat],
+    ) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        formats.iter().flat_map(|f| {
+            std::iter::once(f.as_str())
+                .chain(f.aliases().iter().copied())
+                .map(|name| (name, f.as_str()))
+        })
+    }
+}
 
 impl FromStr for WireFormat {
-    type Err = UnknownFormat;
+    type Err = UnknownNameError;
 
+    /// Parses a name or an alias, ASCII case ignored.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         WireFormat::ALL
             .iter()
             .copied()
-            .find(|f| f.as_str() == s)
-            .ok_or_else(|| UnknownFormat(s.to_owned()))
+            .find(|f| {
+                f.as_str().eq_ignore_ascii_case(s)
+                    || f.aliases().iter().any(|a| a.eq_ignore_ascii_case(s))
+            })
+            .ok_or_else(|| {
+                UnknownNameError::new("wire format", s, WireFormat::names(WireFormat::ALL))
+            })
     }
 }
 
@@ -262,9 +291,42 @@ mod tests {
             let json = serde_json::to_value(f).expect("serialize");
             assert_eq!(json, serde_json::Value::String(f.as_str().to_owned()));
         }
+        let unknown = "nope".parse::<WireFormat>().expect_err("no such format");
+        assert_eq!(unknown.name, "nope");
         assert_eq!(
-            "nope".parse::<WireFormat>(),
-            Err(UnknownFormat("nope".into()))
+            unknown.known,
+            WireFormat::ALL
+                .iter()
+                .map(|f| f.as_str())
+                .collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn names_are_kebab_case_and_the_snake_case_ones_still_parse() {
+        for &f in WireFormat::ALL {
+            let name = f.as_str();
+            assert!(
+                name.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{name}"
+            );
+            for alias in f.aliases() {
+                assert_eq!(alias.parse::<WireFormat>(), Ok(f));
+                let json = serde_json::Value::String((*alias).to_owned());
+                assert_eq!(serde_json::from_value::<WireFormat>(json).ok(), Some(f));
+            }
+        }
+        assert_eq!("qwen3_coder".parse(), Ok(WireFormat::Qwen3Coder));
+        assert_eq!("open_ai_function".parse(), Ok(WireFormat::OpenAiFunction));
+        assert_eq!("open_ai_chat".parse(), Ok(WireFormat::OpenAiChat));
+        assert_eq!("Phi4-Mini".parse(), Ok(WireFormat::Phi4Mini));
+        assert_eq!(WireFormat::OpenAiFunction.as_str(), "openai-function");
+    }
+
+    #[test]
+    fn an_unknown_name_suggests_the_near_one() {
+        let unknown = "qwen3-codr".parse::<WireFormat>().expect_err("a typo");
+        assert_eq!(unknown.suggestions.first(), Some(&"qwen3-coder"));
     }
 }

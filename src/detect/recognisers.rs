@@ -19,7 +19,7 @@ pub(crate) struct Recogniser {
 macro_rules! recognisers {
     ($(
         $(#[$meta:meta])*
-        $variant:ident, $name:literal, $kind:ident($($($segment:ident)::+)?), auto: $auto:literal, core: $core:literal;
+        $variant:ident, $name:literal $(| $alias:literal)*, $kind:ident($($($segment:ident)::+)?), auto: $auto:literal, core: $core:literal;
     )*) => {
         /// Every text dialect's recogniser, in the table's (probing) order:
         /// when two could open at the same byte, the earlier wins.

@@ -8,7 +8,6 @@ mod name;
 mod prompts;
 mod resources;
 mod store;
-mod suggest;
 mod tool;
 mod typed;
 mod validate;

@@ -5,6 +5,9 @@ use super::error::RegistryError;
 /// The longest name every provider accepts.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
 
+// "Did you mean" compares an unknown tool's name up to this long.
+const _: () = assert!(MAX_TOOL_NAME_LEN <= crate::core::MAX_COMPARED_LEN);
+
 /// The rule, as error messages state it.
 pub const TOOL_NAME_RULE: &str = "names must be 1 to 64 characters of ASCII letters, digits, `_` or `-` (the strictest rule common to OpenAI, Anthropic, Gemini and Bedrock)";
 

@@ -13,9 +13,8 @@ use tokio::sync::broadcast;
 use super::context::ToolContext;
 use super::error::RegistryError;
 use super::handler::{FnHandler, ToolHandler};
-use super::suggest::closest_names;
 use super::tool::RegisteredTool;
-use crate::core::{JsonObject, ToolCatalog};
+use crate::core::{JsonObject, ToolCatalog, closest_names};
 use rmcp::model::CallToolResult;
 
 use super::error::ToolError;

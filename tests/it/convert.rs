@@ -58,13 +58,13 @@ fn tools_json_prints_every_dialect() {
     assert_eq!(names, ["get_time", "read_file"], "listed in name order");
     let declarations = &doc["declarations"];
     for dialect in [
-        "open_ai_chat",
-        "open_ai_responses",
+        "openai-chat",
+        "openai-responses",
         "anthropic",
         "gemini",
         "bedrock",
         "ollama",
-        "xml_text",
+        "xml-text",
     ] {
         assert!(declarations.get(dialect).is_some(), "{dialect} missing");
     }
@@ -92,7 +92,7 @@ fn tools_json_prints_every_dialect() {
         "the dropped $schema is reported"
     );
     assert_eq!(
-        declarations["open_ai_chat"]["strict_tools"][0],
+        declarations["openai-chat"]["strict_tools"][0],
         json!({"type": "function", "function": {
             "name": "get_time", "description": "Current time",
             "parameters": {"type": "object", "properties": {}, "required": [],
@@ -100,11 +100,11 @@ fn tools_json_prints_every_dialect() {
             "strict": true}})
     );
     assert_eq!(
-        declarations["open_ai_chat"]["functions"][0],
+        declarations["openai-chat"]["functions"][0],
         json!({"name": "get_time", "description": "Current time",
                "parameters": {"type": "object"}})
     );
-    let prompt = declarations["xml_text"]["system_prompt"]
+    let prompt = declarations["xml-text"]["system_prompt"]
         .as_str()
         .expect("prompt text");
     assert!(prompt.contains("- path (string, required)"), "{prompt}");
@@ -219,8 +219,12 @@ fn tools_without_any_source_says_none_are_registered() {
 #[test]
 fn tools_rejects_unknown_dialects_and_bad_files() {
     let out = run(&["tools", "--dialect", "openai"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown dialect `openai`"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("invalid value 'openai' for '--dialect <NAME|all>'"),
+        "{stderr}"
+    );
 
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("bad.json");

@@ -120,7 +120,10 @@ fn parse_event_lines_and_format_selection() {
 
     let (ok, _, stderr) = run_parse(&["--format", "nope"], "");
     assert!(!ok);
-    assert!(stderr.contains("unknown wire format"), "{stderr}");
+    assert!(
+        stderr.contains("invalid value 'nope' for '--format <auto|NAME>'"),
+        "{stderr}"
+    );
     let (ok, _, stderr) = run_parse(&[], "not json\n");
     assert!(!ok);
     assert!(stderr.contains("line 1"), "{stderr}");

@@ -3,6 +3,7 @@
 mod builtins;
 mod builtins_confinement;
 mod chat;
+mod cli;
 mod convert;
 mod detect;
 mod dialect_vectors;

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::*;
 use crate::convert::{Dialect, anthropic, bedrock, ollama, openai_chat, openai_responses};
+use toolrouter_providers::Wire;
 
 #[test]
 fn openai_chat_tools_wrap_each_function() {
@@ -103,8 +104,26 @@ fn a_tool_without_description_or_title_has_no_description_field() {
 fn dialect_names_round_trip_and_formats_map_to_dialects() {
     for &d in Dialect::ALL {
         assert_eq!(d.as_str().parse::<Dialect>(), Ok(d));
+        for alias in d.aliases() {
+            assert_eq!(alias.parse::<Dialect>(), Ok(d));
+        }
     }
-    assert!("openai".parse::<Dialect>().is_err());
+    // One spelling, the provider wires' own; the older ones still parse.
+    assert_eq!(
+        Dialect::OpenAiChat.as_str(),
+        Dialect::for_wire(Wire::OpenAiChat).as_str()
+    );
+    assert_eq!(Dialect::OpenAiChat.as_str(), Wire::OpenAiChat.as_str());
+    assert_eq!(
+        Dialect::OpenAiResponses.as_str(),
+        Wire::OpenAiResponses.as_str()
+    );
+    assert_eq!("open_ai_chat".parse(), Ok(Dialect::OpenAiChat));
+    assert_eq!("xml_text".parse(), Ok(Dialect::XmlText));
+    let unknown = "openai".parse::<Dialect>().unwrap_err();
+    assert_eq!(unknown.kind, "dialect");
+    assert_eq!(unknown.known.len(), Dialect::ALL.len());
+    assert!(unknown.suggestions.contains(&"openai-chat"), "{unknown}");
     assert_eq!(Dialect::for_format(WireFormat::Gemini), Dialect::Gemini);
     assert_eq!(Dialect::for_format(WireFormat::Bedrock), Dialect::Bedrock);
     assert_eq!(Dialect::for_format(WireFormat::Hermes), Dialect::XmlText);

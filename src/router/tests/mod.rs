@@ -297,7 +297,7 @@ fn detect_events_serialise_as_the_detect_event_itself() {
     });
     assert_eq!(
         serde_json::to_string(&start).expect("json"),
-        r#"{"type":"call_start","index":0,"id":"call_1","name":"ls","format":"open_ai_chat"}"#
+        r#"{"type":"call_start","index":0,"id":"call_1","name":"ls","format":"openai-chat"}"#
     );
     let text = RouteEvent::from(DetectEvent::Text { text: "hi".into() });
     assert_eq!(

@@ -1,19 +1,23 @@
-//! "Did you mean": registered names close to an unknown one, with bounded work.
+//! "Did you mean": known names close to an unknown one (a tool, a format, a
+//! dialect, a provider), with bounded work.
 //!
 //! An unknown name is caller input of any size, and the registry may hold
 //! thousands of tools. The work is bounded before any comparison: a name over
-//! [`MAX_TOOL_NAME_LEN`] bytes (no registered tool can be that long) gets no
-//! suggestion at all; a candidate whose length differs from the name's by more
-//! than the distance allowed is skipped without comparing; the edit distance is
-//! computed only within that bound (O(len · bound) cells); and only the best
-//! [`MAX_SUGGESTIONS`] are kept.
+//! [`MAX_COMPARED_LEN`] bytes (no tool, format, dialect or provider name can be
+//! that long) gets no suggestion at all; a candidate whose length differs from
+//! the name's by more than the distance allowed is skipped without comparing;
+//! the edit distance is computed only within that bound (O(len · bound)
+//! cells); and only the best [`MAX_SUGGESTIONS`] are kept.
 
-use super::name::MAX_TOOL_NAME_LEN;
+/// The longest name compared: a tool name's limit (`MAX_TOOL_NAME_LEN`, which
+/// the registry holds to this), and more than any format, dialect or provider
+/// name.
+pub(crate) const MAX_COMPARED_LEN: usize = 64;
 
 /// At most this many names are suggested.
 pub(crate) const MAX_SUGGESTIONS: usize = 3;
 
-/// Up to [`MAX_SUGGESTIONS`] registered names closest to `wanted`, best first.
+/// Up to [`MAX_SUGGESTIONS`] known names closest to `wanted`, best first.
 pub(crate) fn closest_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
     rank_names(wanted, names).names
 }
@@ -29,13 +33,13 @@ pub(crate) struct Ranking {
     pub(crate) n_cells: usize,
 }
 
-/// Ranks registered names against `wanted`: a name that contains it or is
+/// Ranks known names against `wanted`: a name that contains it or is
 /// contained in it (ignoring ASCII case) ranks first, then names within an
 /// edit distance of half the longer length (at least 2), closest first, ties
 /// by name.
 pub(crate) fn rank_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Ranking {
     let mut ranking = Ranking::default();
-    if wanted.is_empty() || wanted.len() > MAX_TOOL_NAME_LEN {
+    if wanted.is_empty() || wanted.len() > MAX_COMPARED_LEN {
         return ranking;
     }
     let wanted = wanted.as_bytes();
@@ -67,7 +71,7 @@ pub(crate) fn rank_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>)
 }
 
 /// Whether `needle` occurs in `haystack`, ASCII case ignored. Both are at most
-/// [`MAX_TOOL_NAME_LEN`] bytes here.
+/// [`MAX_COMPARED_LEN`] bytes here (the known names are no longer).
 fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
     needle.len() <= haystack.len()
         && haystack

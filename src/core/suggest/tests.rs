@@ -82,11 +82,11 @@ fn issue_25_huge_name_is_not_compared() {
 #[test]
 fn issue_25_work_is_bounded_by_length_and_band() {
     let tools = thousand_tools();
-    let wanted = "q".repeat(MAX_TOOL_NAME_LEN);
+    let wanted = "q".repeat(MAX_COMPARED_LEN);
     let ranking = rank_names(&wanted, tools.iter().map(String::as_str));
-    let bound = MAX_TOOL_NAME_LEN / 2;
+    let bound = MAX_COMPARED_LEN / 2;
     assert!(ranking.n_compared < tools.len());
-    assert!(ranking.n_cells <= ranking.n_compared * MAX_TOOL_NAME_LEN * (2 * bound + 1));
+    assert!(ranking.n_cells <= ranking.n_compared * MAX_COMPARED_LEN * (2 * bound + 1));
     assert!(ranking.names.len() <= MAX_SUGGESTIONS);
     // A short name: the length filter skips most of the thousand.
     let ranking = rank_names("tool_0001", tools.iter().map(String::as_str));
