@@ -14,7 +14,7 @@ use toolrouter::{
 };
 
 use super::detect_args::DetectArgs;
-use super::serve::{interrupted, seconds};
+use super::serve::{interrupted, seconds, token};
 use super::setup::{ToolSetup, ToolSetupArgs, Upstreams, runtime};
 
 /// Arguments of `toolrouter proxy`.
@@ -39,8 +39,8 @@ pub(crate) struct ProxyArgs {
     #[arg(long, value_name = "NAME")]
     provider: String,
     /// Require `Authorization: Bearer TOKEN` (or `x-api-key: TOKEN`) on every
-    /// request.
-    #[arg(long, value_name = "TOKEN")]
+    /// request (an empty or blank TOKEN is refused).
+    #[arg(long, value_name = "TOKEN", value_parser = token)]
     token: Option<String>,
     /// Allow a non-loopback --listen (needs --token).
     #[arg(long)]

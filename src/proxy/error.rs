@@ -35,6 +35,10 @@ pub enum ProxyError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The bearer token is empty or only whitespace: it is refused, not
+    /// taken for "no token" (an unset variable in `--token "$TOKEN"`).
+    #[error("the bearer token is empty or blank: give a real token, or none")]
+    EmptyToken,
     /// A non-loopback address was given without allowing remote access.
     #[error(
         "refusing to listen on non-loopback address {0}: pass --allow-remote and a --token to expose the proxy to the network"

@@ -45,7 +45,8 @@ pub struct ProxyOptions {
     /// wire, the dialects its models write calls in, its key variable.
     pub provider: String,
     /// The token every request must carry, if any, as `Authorization: Bearer`
-    /// or `x-api-key`.
+    /// (the scheme in any case) or `x-api-key`. An empty or blank token is
+    /// refused by [`serve_proxy`](super::serve_proxy).
     pub bearer_token: Option<String>,
     /// Allows a non-loopback `listen` (which also needs a bearer token).
     pub allow_remote: bool,

@@ -24,7 +24,7 @@ use super::upstream::Upstream;
 use crate::core::WireFormat;
 use crate::detect::DetectConfig;
 use crate::detect::text_formats;
-use crate::http_conn::{ConnLimits, Timeouts, constant_time_eq, serve_connections};
+use crate::http_conn::{BearerToken, ConnLimits, Timeouts, serve_connections};
 
 /// The path the SDKs take as their base URL.
 pub const PROXY_BASE_PATH: &str = "/v1";
@@ -93,8 +93,9 @@ impl ProxyServer {
 /// Starts a proxy: binds `options.listen` and forwards to `options.upstream`.
 ///
 /// Every profile's own wire is served. Refused before binding: an unknown
-/// profile, an upstream URL that is not `http(s)://`, a non-loopback address
-/// without [`allow_remote`](ProxyOptions::allow_remote)
+/// profile, an upstream URL that is not `http(s)://`, an empty or blank
+/// bearer token, a non-loopback address without
+/// [`allow_remote`](ProxyOptions::allow_remote)
 /// and a bearer token, and a bearer token together with
 /// [`UpstreamKey::Forward`] (both would read `Authorization`).
 pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyError> {
@@ -115,6 +116,10 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             wire: found.wire.as_str(),
         });
     }
+    let token = match options.bearer_token.as_deref() {
+        None => None,
+        Some(token) => Some(BearerToken::new(token).ok_or(ProxyError::EmptyToken)?),
+    };
     let ip = options.listen.ip();
     if !ip.is_loopback() {
         if !options.allow_remote {
@@ -162,6 +167,7 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             wire: found.wire,
             detect: detect.clone(),
             options: options.clone(),
+            token: token.clone(),
             limits,
             stop: shutdown.clone(),
             items: Arc::clone(&items),
@@ -204,6 +210,7 @@ struct Worker {
     wire: Wire,
     detect: DetectConfig,
     options: ProxyOptions,
+    token: Option<BearerToken>,
     limits: ConnLimits,
     stop: CancellationToken,
     items: Arc<ItemStore>,
@@ -241,7 +248,7 @@ impl Worker {
                 max_steps: options.max_steps,
                 items: self.items,
             });
-            let router = front_door(state, options);
+            let router = front_door(state, options, self.token);
             serve_connections(listener, router, self.limits, self.stop).await;
         });
     }
@@ -249,7 +256,11 @@ impl Worker {
 
 /// The routes and their guards: the log line, then the Host/Origin check,
 /// then the token.
-fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
+fn front_door(
+    state: Arc<ProxyState>,
+    options: &ProxyOptions,
+    token: Option<BearerToken>,
+) -> axum::Router {
     let router = axum::Router::new()
         .route(
             "/v1/chat/completions",
@@ -269,10 +280,7 @@ fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
         .with_state(state);
     let guard = Arc::new(Guard {
         loopback_only: !options.allow_remote,
-        expected: options
-            .bearer_token
-            .as_ref()
-            .map(|token| Arc::from(format!("Bearer {token}"))),
+        token,
     });
     router.layer(axum::middleware::from_fn_with_state(guard, guard_and_log))
 }
@@ -281,8 +289,8 @@ fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
 struct Guard {
     /// Only loopback hosts and origins (`loopback_only`).
     loopback_only: bool,
-    /// `Bearer {token}`, when a token is required.
-    expected: Option<Arc<str>>,
+    /// The token, when one is required.
+    token: Option<BearerToken>,
 }
 
 /// The front door's one layer: the Host/Origin check, then the token, and a
@@ -302,8 +310,8 @@ async fn guard_and_log(State(guard): State<Arc<Guard>>, req: Request, next: Next
             INVALID_REQUEST,
             Some("forbidden_host"),
         ))
-    } else if let Some(expected) = &guard.expected
-        && !has_bearer(expected, &req)
+    } else if let Some(token) = &guard.token
+        && !has_bearer(token, &req)
     {
         Some(ApiError::new(
             StatusCode::UNAUTHORIZED,
@@ -346,14 +354,17 @@ fn profile_formats(profile: &ProviderProfile) -> Vec<WireFormat> {
         .collect()
 }
 
-/// Whether `req` carries the token: `Authorization: Bearer T`, or
-/// `x-api-key: T` as the Anthropic SDKs send it.
-fn has_bearer(expected: &str, req: &Request) -> bool {
-    let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
-    let given = header(http::header::AUTHORIZATION.as_str()).unwrap_or("");
-    let api_key = header("x-api-key").map(|key| format!("Bearer {key}"));
-    let matches = |given: &str| constant_time_eq(given.as_bytes(), expected.as_bytes());
-    matches(given) || api_key.as_deref().is_some_and(matches)
+/// Whether `req` carries the token: `Authorization: Bearer T` (the scheme
+/// in any case), or `x-api-key: T` as the Anthropic SDKs send it.
+fn has_bearer(token: &BearerToken, req: &Request) -> bool {
+    let headers = req.headers();
+    let in_authorization = headers
+        .get(http::header::AUTHORIZATION)
+        .is_some_and(|v| token.in_authorization(v.as_bytes()));
+    let in_api_key = headers
+        .get("x-api-key")
+        .is_some_and(|v| token.is(v.as_bytes()));
+    in_authorization || in_api_key
 }
 
 /// A loopback proxy answers only requests addressed to a loopback name, from
