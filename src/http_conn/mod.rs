@@ -4,8 +4,12 @@
 
 mod accept;
 mod bearer;
+mod cap;
 mod clock;
 mod rate_limit;
+
+#[cfg(test)]
+mod tests;
 
 #[cfg(fuzzing)]
 pub(crate) use accept::serve_connection;
@@ -14,5 +18,6 @@ pub use accept::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
 };
 pub(crate) use bearer::{BearerToken, is_blank};
+pub(crate) use cap::{ConnCap, OverCapAnswer, service_unavailable};
 pub(crate) use clock::Timeouts;
 pub(crate) use rate_limit::RateLimitedLog;

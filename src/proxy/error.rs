@@ -73,6 +73,8 @@ pub(crate) struct ApiError {
 pub(crate) const INVALID_REQUEST: &str = "invalid_request_error";
 /// The `type` of errors the upstream caused.
 pub(crate) const UPSTREAM_ERROR: &str = "upstream_error";
+/// The `type` of errors of the proxy's own (too many open connections).
+pub(crate) const SERVER_ERROR: &str = "server_error";
 
 impl ApiError {
     /// An error of `status` with this message, type and code.

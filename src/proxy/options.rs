@@ -61,7 +61,8 @@ pub struct ProxyOptions {
     pub body_timeout: Option<Duration>,
     /// Time a keep-alive connection may sit idle (a streaming answer is not idle).
     pub idle_timeout: Option<Duration>,
-    /// Open connections at most; one more gets `503` with `Retry-After: 1`.
+    /// Open connections at most, over all [`workers`](Self::workers); one
+    /// more gets `503` with `Retry-After: 1`, in its door's error shape.
     pub max_connections: Option<usize>,
     /// The largest request body accepted; a larger one gets `413`.
     pub max_request_bytes: usize,
@@ -87,8 +88,7 @@ pub struct ProxyOptions {
     /// accept loop on the shared listener and its own upstream client, so a
     /// request's client connection, handler and upstream connection stay on
     /// one thread (a hand-off between threads costs more than the request's
-    /// own work). `None`: one per CPU. The connection cap is divided among
-    /// them.
+    /// own work). `None`: one per CPU. They share one connection cap.
     pub workers: Option<usize>,
 }
 

@@ -1,6 +1,7 @@
 //! `serve_proxy`: checks the options, binds, and serves the front door on the
-//! shared accept loop (`http_conn`: connection cap, header, body and idle
-//! timeouts), behind a Host/Origin guard and the optional bearer token.
+//! shared accept loop (`http_conn`: one connection cap for every worker,
+//! header, body and idle timeouts), behind a Host/Origin guard and the
+//! optional bearer token.
 
 use std::net::SocketAddr;
 use std::str::FromStr;
@@ -16,7 +17,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use toolrouter_providers::{ProviderProfile, Wire, find_profile};
 
-use super::error::{ApiError, INVALID_REQUEST, ProxyError};
+use super::error::{ApiError, INVALID_REQUEST, ProxyError, SERVER_ERROR};
 use super::handlers::{ProxyState, chat_completions, method_not_allowed, models, not_found};
 use super::options::{ProxyOptions, UpstreamKey};
 use super::responses::ItemStore;
@@ -24,7 +25,10 @@ use super::upstream::Upstream;
 use crate::core::WireFormat;
 use crate::detect::DetectConfig;
 use crate::detect::text_formats;
-use crate::http_conn::{BearerToken, ConnLimits, Timeouts, serve_connections};
+use crate::http_conn::{
+    BearerToken, ConnCap, ConnLimits, OverCapAnswer, Timeouts, serve_connections,
+    service_unavailable,
+};
 
 /// The path the SDKs take as their base URL.
 pub const PROXY_BASE_PATH: &str = "/v1";
@@ -149,7 +153,11 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             body: options.body_timeout,
             idle: options.idle_timeout,
         },
-        max_connections: options.max_connections.map(|n| n.div_ceil(workers)),
+        // One cap for the process: every worker's accept loop counts
+        // against it.
+        cap: options
+            .max_connections
+            .map(|max| ConnCap::new(max, over_cap_answer())),
     };
     let detect = options
         .detect
@@ -168,7 +176,7 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             detect: detect.clone(),
             options: options.clone(),
             token: token.clone(),
-            limits,
+            limits: limits.clone(),
             stop: shutdown.clone(),
             items: Arc::clone(&items),
         };
@@ -365,6 +373,31 @@ fn has_bearer(token: &BearerToken, req: &Request) -> bool {
         .get("x-api-key")
         .is_some_and(|v| token.is(v.as_bytes()));
     in_authorization || in_api_key
+}
+
+/// The `503` a connection over the cap gets, in its door's error shape:
+/// Anthropic's for `/v1/messages`, OpenAI's for every other path (the
+/// Chat Completions and Responses doors, the models, unknown paths), as the
+/// front door answers its own errors.
+fn over_cap_answer() -> OverCapAnswer {
+    let error = ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the proxy has too many open connections: retry shortly",
+        SERVER_ERROR,
+        Some("too_many_connections"),
+    );
+    let openai = service_unavailable("application/json", &error.body().to_string());
+    let anthropic = service_unavailable(
+        "application/json",
+        &super::anthropic::anthropic_body(&error).to_string(),
+    );
+    OverCapAnswer::ByPath(Arc::new(move |path| {
+        if super::anthropic::is_messages_path(path) {
+            anthropic.clone()
+        } else {
+            openai.clone()
+        }
+    }))
 }
 
 /// A loopback proxy answers only requests addressed to a loopback name, from

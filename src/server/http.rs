@@ -28,8 +28,9 @@ use super::http_sessions::{
 };
 use super::options::ServerOptions;
 use crate::http_conn::{
-    BearerToken, ConnLimits, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS, RateLimitedLog, Timeouts, is_blank, serve_connections,
+    BearerToken, ConnCap, ConnLimits, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, OverCapAnswer, RateLimitedLog, Timeouts,
+    is_blank, serve_connections, service_unavailable,
 };
 use crate::hub::Hub;
 
@@ -76,8 +77,8 @@ pub struct HttpOptions {
     /// keeps idle connections open. Default 60 s.
     pub idle_timeout: Option<Duration>,
     /// Open connections at most; one over it is answered `503` with
-    /// `Retry-After: 1` and closed. `None` means no cap. Default 512, well
-    /// under the common limit of 1,024 file descriptors.
+    /// `Retry-After: 1` (plain text) and closed. `None` means no cap.
+    /// Default 512, well under the common limit of 1,024 file descriptors.
     pub max_connections: Option<usize>,
     /// Open sessions at most; an `initialize` past it gets HTTP 503 with
     /// `Retry-After: 1` and a JSON-RPC error (-32000). `None` means no cap.
@@ -415,7 +416,10 @@ fn router(
             body: options.body_timeout,
             idle: options.idle_timeout,
         },
-        max_connections: options.max_connections,
+        cap: options.max_connections.map(|max| {
+            let answer = service_unavailable("text/plain", "too many open connections\r\n");
+            ConnCap::new(max, OverCapAnswer::Fixed(answer))
+        }),
     };
     (router, limits)
 }
