@@ -30,7 +30,7 @@ pub enum ProxyError {
     /// The upstream URL cannot be used.
     #[error("invalid upstream URL `{url}`: {reason}")]
     InvalidUpstream {
-        /// The URL given.
+        /// The URL given, any user name and password in it replaced by `***`.
         url: String,
         /// What is wrong with it.
         reason: String,

@@ -4,6 +4,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use super::upstream::without_userinfo;
 use crate::detect::DetectConfig;
 use crate::http_conn::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
@@ -39,7 +40,9 @@ pub struct ProxyOptions {
     /// The address to listen on (port 0 picks a free port).
     pub listen: SocketAddr,
     /// The upstream's base URL as its SDK takes it (`http://127.0.0.1:8000/v1`);
-    /// chat requests go to `{upstream}/chat/completions`.
+    /// chat requests go to `{upstream}/chat/completions`. A user name and
+    /// password in it (`http://user:pw@host/v1`) are sent as Basic
+    /// authentication and never printed.
     pub upstream: String,
     /// The upstream's provider profile (`vllm`, `llamacpp`, `openai`, …): its
     /// wire, the dialects its models write calls in, its key variable.
@@ -100,7 +103,7 @@ impl fmt::Debug for ProxyOptions {
         // The token is a secret: say whether there is one, never what it is.
         f.debug_struct("ProxyOptions")
             .field("listen", &self.listen)
-            .field("upstream", &self.upstream)
+            .field("upstream", &without_userinfo(&self.upstream))
             .field("provider", &self.provider)
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "…"))
             .field("allow_remote", &self.allow_remote)

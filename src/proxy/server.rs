@@ -21,7 +21,7 @@ use super::error::{ApiError, INVALID_REQUEST, ProxyError, SERVER_ERROR};
 use super::handlers::{ProxyState, chat_completions, method_not_allowed, models, not_found};
 use super::options::{ProxyOptions, UpstreamKey};
 use super::responses::ItemStore;
-use super::upstream::Upstream;
+use super::upstream::{Upstream, without_userinfo};
 use crate::core::WireFormat;
 use crate::detect::DetectConfig;
 use crate::detect::text_formats;
@@ -65,7 +65,8 @@ impl ProxyServer {
         format!("http://{}{PROXY_BASE_PATH}", self.local_addr)
     }
 
-    /// The upstream's base URL.
+    /// The upstream's base URL, any user name and password in it replaced
+    /// by `***` (`http://***@host/v1`), as it may be printed.
     pub fn upstream(&self) -> &str {
         &self.upstream
     }
@@ -137,9 +138,8 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
         return Err(ProxyError::ForwardKeyWithToken);
     }
     // Checked here, so that a bad key source or URL is an error of this call.
-    let upstream_base = Upstream::new(&options, found.profile, found.wire)?
-        .base()
-        .to_owned();
+    let upstream_base = Upstream::new(&options, found.profile, found.wire)?;
+    let upstream_base = without_userinfo(upstream_base.base()).into_owned();
     let listener = std::net::TcpListener::bind(options.listen)?;
     listener.set_nonblocking(true)?;
     let local_addr = listener.local_addr()?;

@@ -2,11 +2,12 @@
 //! empty or blank token is refused at start (library and command, `proxy`
 //! and `serve --http`); the token is matched whatever the case of its
 //! scheme, and never by an empty key; one connection cap holds for every
-//! worker, and a connection over it is answered in its door's error shape.
+//! worker, and a connection over it is answered in its door's error shape;
+//! the upstream's password is never printed.
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -406,4 +407,96 @@ print(json.dumps(seen))
         })
     );
     proxy.shutdown().await;
+}
+
+#[tokio::test]
+async fn issue_37_the_upstreams_password_is_never_printed() {
+    let file = recording("openai-compat.answer.sse");
+    let upstream = ReplayServer::start(vec![Reply::sse(&file)]).await;
+    let with_password = upstream
+        .base_url()
+        .replacen("http://", "http://user:s3cret-pw@", 1);
+    let mut child = Running(
+        Command::new(toolrouter_bin())
+            .args([
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                &with_password,
+                "--provider",
+                "vllm",
+            ])
+            .env_remove("VLLM_API_KEY")
+            .env("TOOLROUTER_LOG", "trace")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stderr = BufReader::new(child.0.stderr.take().unwrap());
+    let mut log = String::new();
+    let url = loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "stderr ended");
+        log.push_str(&line);
+        if let Some(rest) = line.strip_prefix("toolrouter: proxying at ") {
+            let (url, upstream) = rest.trim_end().split_once(" -> ").unwrap();
+            let redacted = with_password.replacen("user:s3cret-pw@", "***@", 1);
+            assert_eq!(upstream, redacted, "{line}");
+            break url.to_owned();
+        }
+    };
+    // The password still reaches the upstream, as the URL says.
+    let response = reqwest::Client::new()
+        .post(format!("{url}/chat/completions"))
+        .json(&request(false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    // `user:s3cret-pw` in base64.
+    assert_eq!(
+        upstream.received()[0].headers["authorization"],
+        "Basic dXNlcjpzM2NyZXQtcHc="
+    );
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    stderr.read_to_string(&mut log).unwrap();
+    assert!(
+        !log.contains("s3cret-pw"),
+        "the password was logged:\n{log}"
+    );
+    assert!(
+        !log.contains("dXNlcjpzM2NyZXQtcHc"),
+        "the key was logged:\n{log}"
+    );
+
+    // Nor in the library's accessors, its options' `Debug`, or the answers
+    // to a client when the upstream cannot be reached.
+    let options = ProxyOptions::new(loopback(), "http://user:s3cret-pw@127.0.0.1:9/v1", "vllm");
+    assert!(!format!("{options:?}").contains("s3cret-pw"));
+    let proxy = serve_proxy(options).await.unwrap();
+    assert_eq!(proxy.upstream(), "http://***@127.0.0.1:9/v1");
+    let response = reqwest::Client::new()
+        .post(format!("{}/chat/completions", proxy.url()))
+        .json(&request(false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 502);
+    let body = response.text().await.unwrap();
+    assert!(!body.contains("s3cret-pw"), "{body}");
+    proxy.shutdown().await;
+
+    // Nor in the error of a URL the proxy cannot use.
+    let options = ProxyOptions::new(loopback(), "http://user:s3cret-pw@{host}/v1", "vllm");
+    match serve_proxy(options).await {
+        Ok(proxy) => panic!("started at {}", proxy.url()),
+        Err(e) => {
+            assert!(matches!(e, ProxyError::InvalidUpstream { .. }), "{e}");
+            assert!(!e.to_string().contains("s3cret-pw"), "{e}");
+            assert!(!format!("{e:?}").contains("s3cret-pw"), "{e:?}");
+        }
+    }
 }
