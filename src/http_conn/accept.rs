@@ -86,7 +86,7 @@ pub(crate) async fn serve_connections(
                     // timeout, and never forever.
                     let header = limits.timeouts.header.unwrap_or(DEFAULT_HEADER_TIMEOUT);
                     if let Some(refusal) = cap.refusal(tcp, header) {
-                        tracker.spawn(refusal.answer());
+                        tracker.spawn(refusal.answer(stop.clone()));
                     }
                     continue;
                 }

@@ -11,6 +11,7 @@ use bytes::Bytes;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
 
 /// A cap on open connections. Every accept loop given a clone of it counts
 /// against the same cap.
@@ -82,6 +83,12 @@ impl ConnCap {
         self.max
     }
 
+    /// Refusals being answered now.
+    #[cfg(test)]
+    pub(crate) fn refusals_in_flight(&self) -> usize {
+        MAX_REFUSALS_IN_FLIGHT - self.refusals.available_permits()
+    }
+
     /// A permit for one more open connection, held as long as it is open;
     /// `None` at the cap.
     pub(crate) fn admit(&self) -> Option<OwnedSemaphorePermit> {
@@ -113,14 +120,19 @@ pub(crate) struct Refusal {
 impl Refusal {
     /// Reads the request head when the answer depends on it, writes the
     /// answer, and closes the connection after reading what the client still
-    /// sends for a moment.
-    pub(crate) async fn answer(mut self) {
+    /// sends for a moment. Once `stop` is cancelled it waits for nothing
+    /// more from the client: the answer for `""` goes out at once.
+    pub(crate) async fn answer(mut self, stop: CancellationToken) {
         let answer = match &self.answer {
             OverCapAnswer::Fixed(answer) => answer.clone(),
             OverCapAnswer::ByPath(answer_for) => {
-                let head = tokio::time::timeout(self.header, read_head(&mut self.tcp)).await;
-                let head = head.ok().flatten().unwrap_or_default();
-                answer_for(&request_path(&head))
+                let head = tokio::select! {
+                    head = tokio::time::timeout(self.header, read_head(&mut self.tcp)) => {
+                        head.ok().flatten()
+                    }
+                    () = stop.cancelled() => None,
+                };
+                answer_for(&request_path(&head.unwrap_or_default()))
             }
         };
         let written = tokio::time::timeout(REFUSAL_WRITE_TIMEOUT, async {
@@ -136,7 +148,10 @@ impl Refusal {
             }
             Err(_) => return,
         }
-        let _ = tokio::time::timeout(LINGER, drain(&mut self.tcp)).await;
+        tokio::select! {
+            _ = tokio::time::timeout(LINGER, drain(&mut self.tcp)) => {}
+            () = stop.cancelled() => {}
+        }
     }
 }
 

@@ -29,15 +29,24 @@ fn limits(cap: ConnCap, header: Duration) -> ConnLimits {
 
 /// Starts an accept loop with `limits` (every path gets a 404); its address.
 async fn accept_loop(limits: ConnLimits, stop: &CancellationToken) -> std::net::SocketAddr {
+    accept_loop_task(limits, stop).await.0
+}
+
+/// [`accept_loop`], and its task, which ends once the loop has stopped and
+/// every connection and refusal has ended.
+async fn accept_loop_task(
+    limits: ConnLimits,
+    stop: &CancellationToken,
+) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve_connections(
+    let task = tokio::spawn(serve_connections(
         listener,
         axum::Router::new(),
         limits,
         stop.clone(),
     ));
-    addr
+    (addr, task)
 }
 
 /// Sends `request` (if any) and reads until the server closes or a whole
@@ -114,6 +123,35 @@ async fn an_answer_by_path_waits_for_the_head_and_falls_back_when_none_comes() {
     assert!(answer.ends_with("\r\n\r\npath="), "{answer}");
     drop(held);
     stop.cancel();
+}
+
+#[tokio::test]
+async fn a_refusal_waiting_for_a_head_ends_when_the_loop_stops() {
+    let stop = CancellationToken::new();
+    let by_path = |path: &str| service_unavailable("text/plain", &format!("path={path}"));
+    let cap = ConnCap::new(1, OverCapAnswer::ByPath(Arc::new(by_path)));
+    // A header timeout the test would never see the end of.
+    let hour = Duration::from_secs(3600);
+    let (addr, task) = accept_loop_task(limits(cap.clone(), hour), &stop).await;
+    let mut held = TcpStream::connect(addr).await.unwrap();
+    assert!(answer_to(&mut held, GET).await.starts_with("HTTP/1.1 404"));
+    // Over the cap, and silent: its refusal waits for a head.
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    let under_way = tokio::time::timeout(PATIENCE, async {
+        while cap.refusals_in_flight() == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(under_way.is_ok(), "the silent connection was never refused");
+    stop.cancel();
+    let stopped = tokio::time::timeout(PATIENCE, task).await;
+    assert!(
+        stopped.is_ok(),
+        "the loop waited for the silent client's head"
+    );
+    let answer = answer_to(&mut silent, b"").await;
+    assert!(answer.ends_with("\r\n\r\npath="), "{answer}");
 }
 
 #[test]
