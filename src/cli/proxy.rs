@@ -16,7 +16,7 @@ use toolrouter::{
 use super::detect_args::DetectArgs;
 use super::help::examples;
 use super::names::PROVIDER;
-use super::serve::{interrupted, seconds};
+use super::serve::{interrupted, seconds, token};
 use super::setup::{ToolSetup, ToolSetupArgs, Upstreams, runtime};
 use super::size::{parse_size, show_size};
 
@@ -55,8 +55,8 @@ pub(crate) struct ProxyArgs {
     #[arg(long, value_name = "NAME", value_parser = PROVIDER)]
     provider: String,
     /// Require `Authorization: Bearer TOKEN` (or `x-api-key: TOKEN`) on every
-    /// request.
-    #[arg(long, value_name = "TOKEN")]
+    /// request (an empty or blank TOKEN is refused).
+    #[arg(long, value_name = "TOKEN", value_parser = token)]
     token: Option<String>,
     /// Allow a non-loopback --listen (needs --token).
     #[arg(long)]
@@ -66,7 +66,7 @@ pub(crate) struct ProxyArgs {
     #[arg(long, conflicts_with = "token")]
     forward_key: bool,
     /// Threads serving requests, each with its own accept loop and upstream
-    /// client (default: one per CPU).
+    /// client (default: one per CPU); they share one connection cap.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     workers: Option<u16>,
     /// Seconds a client has to send a request's head (0: no limit).
@@ -79,7 +79,8 @@ pub(crate) struct ProxyArgs {
     /// not idle) before it is closed (0: no limit).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_IDLE_TIMEOUT.as_secs())]
     idle_timeout: u64,
-    /// Open connections at most; one more gets `503` with `Retry-After: 1` (0: no cap).
+    /// Open connections at most, over all workers; one more gets `503` with
+    /// `Retry-After: 1` (0: no cap).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
     /// The largest request body accepted (`413` past it).

@@ -35,8 +35,9 @@ pub(crate) struct ServeArgs {
     /// Serve Streamable HTTP at ADDR (endpoint `/mcp`; port 0 picks a free port).
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
-    /// Require `Authorization: Bearer TOKEN` on HTTP requests.
-    #[arg(long, value_name = "TOKEN")]
+    /// Require `Authorization: Bearer TOKEN` on HTTP requests (an empty or
+    /// blank TOKEN is refused).
+    #[arg(long, value_name = "TOKEN", value_parser = token)]
     token: Option<String>,
     /// Allow binding a non-loopback address (exposes the tools to the network).
     #[arg(long)]
@@ -179,6 +180,20 @@ async fn serve(args: &ServeArgs, hub: Hub, options: ServerOptions) -> Result<(),
         _ = stop.cancelled() => {}
     }
     server.wait().await.map_err(|e| e.to_string())
+}
+
+/// A `--token` value: refused when empty or blank, as an unset variable in
+/// `--token "$TOKEN"` gives, for it would let in a client sending an empty
+/// key.
+pub(crate) fn token(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        Err(
+            "the token is empty or blank (an unset variable?): give a real token, or no --token"
+                .to_owned(),
+        )
+    } else {
+        Ok(value.to_owned())
+    }
 }
 
 /// A timeout flag's value: whole seconds, 0 for none.

@@ -1,6 +1,6 @@
-//! The accept loop: a cap on open connections that sheds load with `503` and
-//! `Retry-After: 1`, and each accepted connection served by hyper's HTTP/1
-//! under its [`ConnClock`](super::clock::ConnClock).
+//! The accept loop: connections over the [`ConnCap`] shed with its `503`,
+//! and each accepted connection served by hyper's HTTP/1 under its
+//! [`ConnClock`](super::clock::ConnClock).
 
 use std::io;
 use std::sync::Arc;
@@ -8,13 +8,14 @@ use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt as _};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt as _;
 
+use super::cap::ConnCap;
 use super::clock::{ClockedIo, ConnClock, Timeouts, TrackedBody};
 use super::rate_limit::RateLimitedLog;
 
@@ -30,25 +31,14 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 
 /// The limits the accept loop enforces.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct ConnLimits {
     /// Per-connection timeouts.
     pub(crate) timeouts: Timeouts,
-    /// Open connections at most; `None` means no cap.
-    pub(crate) max_connections: Option<usize>,
+    /// The cap on open connections, shared with every accept loop given a
+    /// clone of these limits; `None` means no cap.
+    pub(crate) cap: Option<ConnCap>,
 }
-
-/// Refusals being written at once at most; past this a shed connection is
-/// closed without an answer.
-const MAX_REFUSALS_IN_FLIGHT: usize = 64;
-
-/// How long writing a refusal may take.
-const REFUSAL_WRITE_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// The whole answer to a connection over the cap.
-const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\
-Content-Type: text/plain\r\nContent-Length: 27\r\nConnection: close\r\n\r\n\
-too many open connections\r\n";
 
 /// Serves `router` on `listener` until `stop` is cancelled, then lets every
 /// open connection finish its request in flight.
@@ -58,8 +48,6 @@ pub(crate) async fn serve_connections(
     limits: ConnLimits,
     stop: CancellationToken,
 ) {
-    let open = limits.max_connections.map(|n| Arc::new(Semaphore::new(n)));
-    let refusals = Arc::new(Semaphore::new(MAX_REFUSALS_IN_FLIGHT));
     let tracker = TaskTracker::new();
     let mut shed_log = RateLimitedLog::new();
     let mut accept_errors = RateLimitedLog::new();
@@ -82,20 +70,23 @@ pub(crate) async fn serve_connections(
                 }
             }
         };
-        let permit = match &open {
+        let permit = match &limits.cap {
             None => None,
-            Some(open) => match Arc::clone(open).try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(_) => {
+            Some(cap) => match cap.admit() {
+                Some(permit) => Some(permit),
+                None => {
                     if let Some(n) = shed_log.record() {
                         tracing::warn!(
                             shed = n,
-                            max_connections = limits.max_connections,
+                            max_connections = cap.max(),
                             "connection cap reached: connections shed with 503 since the last report"
                         );
                     }
-                    if let Ok(slot) = Arc::clone(&refusals).try_acquire_owned() {
-                        tracker.spawn(refuse(tcp, slot));
+                    // A refusal waits for the head at most the header
+                    // timeout, and never forever.
+                    let header = limits.timeouts.header.unwrap_or(DEFAULT_HEADER_TIMEOUT);
+                    if let Some(refusal) = cap.refusal(tcp, header) {
+                        tracker.spawn(refusal.answer(stop.clone()));
                     }
                     continue;
                 }
@@ -127,18 +118,6 @@ fn is_connection_error(e: &io::Error) -> bool {
             | io::ErrorKind::ConnectionAborted
             | io::ErrorKind::ConnectionReset
     )
-}
-
-/// Answers a connection over the cap with 503 and closes it.
-async fn refuse(mut tcp: TcpStream, _slot: OwnedSemaphorePermit) {
-    let written = tokio::time::timeout(REFUSAL_WRITE_TIMEOUT, async {
-        tcp.write_all(REFUSAL).await?;
-        tcp.shutdown().await
-    })
-    .await;
-    if let Ok(Err(e)) = written {
-        tracing::debug!(error = %e, "could not answer a shed connection");
-    }
 }
 
 /// Serves one connection until it ends, its clock expires, or the server

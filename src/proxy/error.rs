@@ -30,11 +30,15 @@ pub enum ProxyError {
     /// The upstream URL cannot be used.
     #[error("invalid upstream URL `{url}`: {reason}")]
     InvalidUpstream {
-        /// The URL given.
+        /// The URL given, any user name and password in it replaced by `***`.
         url: String,
         /// What is wrong with it.
         reason: String,
     },
+    /// The bearer token is empty or only whitespace: it is refused, not
+    /// taken for "no token" (an unset variable in `--token "$TOKEN"`).
+    #[error("the bearer token is empty or blank: give a real token, or none")]
+    EmptyToken,
     /// A non-loopback address was given without allowing remote access.
     #[error(
         "refusing to listen on non-loopback address {0}: pass --allow-remote and a --token to expose the proxy to the network"
@@ -69,6 +73,8 @@ pub(crate) struct ApiError {
 pub(crate) const INVALID_REQUEST: &str = "invalid_request_error";
 /// The `type` of errors the upstream caused.
 pub(crate) const UPSTREAM_ERROR: &str = "upstream_error";
+/// The `type` of errors of the proxy's own (too many open connections).
+pub(crate) const SERVER_ERROR: &str = "server_error";
 
 impl ApiError {
     /// An error of `status` with this message, type and code.

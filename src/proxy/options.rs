@@ -4,6 +4,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use super::upstream::without_userinfo;
 use crate::detect::DetectConfig;
 use crate::http_conn::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
@@ -39,13 +40,16 @@ pub struct ProxyOptions {
     /// The address to listen on (port 0 picks a free port).
     pub listen: SocketAddr,
     /// The upstream's base URL as its SDK takes it (`http://127.0.0.1:8000/v1`);
-    /// chat requests go to `{upstream}/chat/completions`.
+    /// chat requests go to `{upstream}/chat/completions`. A user name and
+    /// password in it (`http://user:pw@host/v1`) are sent as Basic
+    /// authentication and never printed.
     pub upstream: String,
     /// The upstream's provider profile (`vllm`, `llamacpp`, `openai`, …): its
     /// wire, the dialects its models write calls in, its key variable.
     pub provider: String,
     /// The token every request must carry, if any, as `Authorization: Bearer`
-    /// or `x-api-key`.
+    /// (the scheme in any case) or `x-api-key`. An empty or blank token is
+    /// refused by [`serve_proxy`](super::serve_proxy).
     pub bearer_token: Option<String>,
     /// Allows a non-loopback `listen` (which also needs a bearer token).
     pub allow_remote: bool,
@@ -60,7 +64,8 @@ pub struct ProxyOptions {
     pub body_timeout: Option<Duration>,
     /// Time a keep-alive connection may sit idle (a streaming answer is not idle).
     pub idle_timeout: Option<Duration>,
-    /// Open connections at most; one more gets `503` with `Retry-After: 1`.
+    /// Open connections at most, over all [`workers`](Self::workers); one
+    /// more gets `503` with `Retry-After: 1`, in its door's error shape.
     pub max_connections: Option<usize>,
     /// The largest request body accepted; a larger one gets `413`.
     pub max_request_bytes: usize,
@@ -86,8 +91,7 @@ pub struct ProxyOptions {
     /// accept loop on the shared listener and its own upstream client, so a
     /// request's client connection, handler and upstream connection stay on
     /// one thread (a hand-off between threads costs more than the request's
-    /// own work). `None`: one per CPU. The connection cap is divided among
-    /// them.
+    /// own work). `None`: one per CPU. They share one connection cap.
     pub workers: Option<usize>,
 }
 
@@ -99,7 +103,7 @@ impl fmt::Debug for ProxyOptions {
         // The token is a secret: say whether there is one, never what it is.
         f.debug_struct("ProxyOptions")
             .field("listen", &self.listen)
-            .field("upstream", &self.upstream)
+            .field("upstream", &without_userinfo(&self.upstream))
             .field("provider", &self.provider)
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "…"))
             .field("allow_remote", &self.allow_remote)

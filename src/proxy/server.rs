@@ -1,6 +1,7 @@
 //! `serve_proxy`: checks the options, binds, and serves the front door on the
-//! shared accept loop (`http_conn`: connection cap, header, body and idle
-//! timeouts), behind a Host/Origin guard and the optional bearer token.
+//! shared accept loop (`http_conn`: one connection cap for every worker,
+//! header, body and idle timeouts), behind a Host/Origin guard and the
+//! optional bearer token.
 
 use std::net::SocketAddr;
 use std::str::FromStr;
@@ -16,15 +17,18 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use toolrouter_providers::{ProviderProfile, Wire, find_profile};
 
-use super::error::{ApiError, INVALID_REQUEST, ProxyError};
+use super::error::{ApiError, INVALID_REQUEST, ProxyError, SERVER_ERROR};
 use super::handlers::{ProxyState, chat_completions, method_not_allowed, models, not_found};
 use super::options::{ProxyOptions, UpstreamKey};
 use super::responses::ItemStore;
-use super::upstream::Upstream;
+use super::upstream::{Upstream, without_userinfo};
 use crate::core::WireFormat;
 use crate::detect::DetectConfig;
 use crate::detect::text_formats;
-use crate::http_conn::{ConnLimits, Timeouts, constant_time_eq, serve_connections};
+use crate::http_conn::{
+    BearerToken, ConnCap, ConnLimits, OverCapAnswer, Timeouts, serve_connections,
+    service_unavailable,
+};
 
 /// The path the SDKs take as their base URL.
 pub const PROXY_BASE_PATH: &str = "/v1";
@@ -61,7 +65,8 @@ impl ProxyServer {
         format!("http://{}{PROXY_BASE_PATH}", self.local_addr)
     }
 
-    /// The upstream's base URL.
+    /// The upstream's base URL, any user name and password in it replaced
+    /// by `***` (`http://***@host/v1`), as it may be printed.
     pub fn upstream(&self) -> &str {
         &self.upstream
     }
@@ -93,8 +98,9 @@ impl ProxyServer {
 /// Starts a proxy: binds `options.listen` and forwards to `options.upstream`.
 ///
 /// Every profile's own wire is served. Refused before binding: an unknown
-/// profile, an upstream URL that is not `http(s)://`, a non-loopback address
-/// without [`allow_remote`](ProxyOptions::allow_remote)
+/// profile, an upstream URL that is not `http(s)://`, an empty or blank
+/// bearer token, a non-loopback address without
+/// [`allow_remote`](ProxyOptions::allow_remote)
 /// and a bearer token, and a bearer token together with
 /// [`UpstreamKey::Forward`] (both would read `Authorization`).
 pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyError> {
@@ -115,6 +121,10 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             wire: found.wire.as_str(),
         });
     }
+    let token = match options.bearer_token.as_deref() {
+        None => None,
+        Some(token) => Some(BearerToken::new(token).ok_or(ProxyError::EmptyToken)?),
+    };
     let ip = options.listen.ip();
     if !ip.is_loopback() {
         if !options.allow_remote {
@@ -128,9 +138,8 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
         return Err(ProxyError::ForwardKeyWithToken);
     }
     // Checked here, so that a bad key source or URL is an error of this call.
-    let upstream_base = Upstream::new(&options, found.profile, found.wire)?
-        .base()
-        .to_owned();
+    let upstream_base = Upstream::new(&options, found.profile, found.wire)?;
+    let upstream_base = without_userinfo(upstream_base.base()).into_owned();
     let listener = std::net::TcpListener::bind(options.listen)?;
     listener.set_nonblocking(true)?;
     let local_addr = listener.local_addr()?;
@@ -144,7 +153,11 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             body: options.body_timeout,
             idle: options.idle_timeout,
         },
-        max_connections: options.max_connections.map(|n| n.div_ceil(workers)),
+        // One cap for the process: every worker's accept loop counts
+        // against it.
+        cap: options
+            .max_connections
+            .map(|max| ConnCap::new(max, over_cap_answer())),
     };
     let detect = options
         .detect
@@ -162,7 +175,8 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             wire: found.wire,
             detect: detect.clone(),
             options: options.clone(),
-            limits,
+            token: token.clone(),
+            limits: limits.clone(),
             stop: shutdown.clone(),
             items: Arc::clone(&items),
         };
@@ -204,6 +218,7 @@ struct Worker {
     wire: Wire,
     detect: DetectConfig,
     options: ProxyOptions,
+    token: Option<BearerToken>,
     limits: ConnLimits,
     stop: CancellationToken,
     items: Arc<ItemStore>,
@@ -241,7 +256,7 @@ impl Worker {
                 max_steps: options.max_steps,
                 items: self.items,
             });
-            let router = front_door(state, options);
+            let router = front_door(state, options, self.token);
             serve_connections(listener, router, self.limits, self.stop).await;
         });
     }
@@ -249,7 +264,11 @@ impl Worker {
 
 /// The routes and their guards: the log line, then the Host/Origin check,
 /// then the token.
-fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
+fn front_door(
+    state: Arc<ProxyState>,
+    options: &ProxyOptions,
+    token: Option<BearerToken>,
+) -> axum::Router {
     let router = axum::Router::new()
         .route(
             "/v1/chat/completions",
@@ -269,10 +288,7 @@ fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
         .with_state(state);
     let guard = Arc::new(Guard {
         loopback_only: !options.allow_remote,
-        expected: options
-            .bearer_token
-            .as_ref()
-            .map(|token| Arc::from(format!("Bearer {token}"))),
+        token,
     });
     router.layer(axum::middleware::from_fn_with_state(guard, guard_and_log))
 }
@@ -281,8 +297,8 @@ fn front_door(state: Arc<ProxyState>, options: &ProxyOptions) -> axum::Router {
 struct Guard {
     /// Only loopback hosts and origins (`loopback_only`).
     loopback_only: bool,
-    /// `Bearer {token}`, when a token is required.
-    expected: Option<Arc<str>>,
+    /// The token, when one is required.
+    token: Option<BearerToken>,
 }
 
 /// The front door's one layer: the Host/Origin check, then the token, and a
@@ -302,8 +318,8 @@ async fn guard_and_log(State(guard): State<Arc<Guard>>, req: Request, next: Next
             INVALID_REQUEST,
             Some("forbidden_host"),
         ))
-    } else if let Some(expected) = &guard.expected
-        && !has_bearer(expected, &req)
+    } else if let Some(token) = &guard.token
+        && !has_bearer(token, &req)
     {
         Some(ApiError::new(
             StatusCode::UNAUTHORIZED,
@@ -346,14 +362,42 @@ fn profile_formats(profile: &ProviderProfile) -> Vec<WireFormat> {
         .collect()
 }
 
-/// Whether `req` carries the token: `Authorization: Bearer T`, or
-/// `x-api-key: T` as the Anthropic SDKs send it.
-fn has_bearer(expected: &str, req: &Request) -> bool {
-    let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
-    let given = header(http::header::AUTHORIZATION.as_str()).unwrap_or("");
-    let api_key = header("x-api-key").map(|key| format!("Bearer {key}"));
-    let matches = |given: &str| constant_time_eq(given.as_bytes(), expected.as_bytes());
-    matches(given) || api_key.as_deref().is_some_and(matches)
+/// Whether `req` carries the token: `Authorization: Bearer T` (the scheme
+/// in any case), or `x-api-key: T` as the Anthropic SDKs send it.
+fn has_bearer(token: &BearerToken, req: &Request) -> bool {
+    let headers = req.headers();
+    let in_authorization = headers
+        .get(http::header::AUTHORIZATION)
+        .is_some_and(|v| token.in_authorization(v.as_bytes()));
+    let in_api_key = headers
+        .get("x-api-key")
+        .is_some_and(|v| token.is(v.as_bytes()));
+    in_authorization || in_api_key
+}
+
+/// The `503` a connection over the cap gets, in its door's error shape:
+/// Anthropic's for `/v1/messages`, OpenAI's for every other path (the
+/// Chat Completions and Responses doors, the models, unknown paths), as the
+/// front door answers its own errors.
+fn over_cap_answer() -> OverCapAnswer {
+    let error = ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the proxy has too many open connections: retry shortly",
+        SERVER_ERROR,
+        Some("too_many_connections"),
+    );
+    let openai = service_unavailable("application/json", &error.body().to_string());
+    let anthropic = service_unavailable(
+        "application/json",
+        &super::anthropic::anthropic_body(&error).to_string(),
+    );
+    OverCapAnswer::ByPath(Arc::new(move |path| {
+        if super::anthropic::is_messages_path(path) {
+            anthropic.clone()
+        } else {
+            openai.clone()
+        }
+    }))
 }
 
 /// A loopback proxy answers only requests addressed to a loopback name, from

@@ -14,6 +14,10 @@ pub enum ServeError {
         "refusing to serve on non-loopback address {0}: pass --allow-remote (and set a token) to expose tools to the network"
     )]
     RemoteBindRefused(SocketAddr),
+    /// The bearer token is empty or only whitespace: it is refused, not
+    /// taken for "no token".
+    #[error("the bearer token is empty or blank: give a real token, or none")]
+    EmptyToken,
     /// The client's handshake failed.
     #[error("mcp handshake failed: {0}")]
     Handshake(String),

@@ -28,8 +28,9 @@ use super::http_sessions::{
 };
 use super::options::ServerOptions;
 use crate::http_conn::{
-    ConnLimits, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS, RateLimitedLog, Timeouts, constant_time_eq, serve_connections,
+    BearerToken, ConnCap, ConnLimits, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, OverCapAnswer, RateLimitedLog, Timeouts,
+    is_blank, serve_connections, service_unavailable,
 };
 use crate::hub::Hub;
 
@@ -46,7 +47,8 @@ pub const HEALTH_PATH: &str = "/healthz";
 pub struct HttpOptions {
     /// The address to bind (port 0 picks a free port).
     pub bind: SocketAddr,
-    /// Required `Authorization: Bearer` token, if any.
+    /// Required `Authorization: Bearer` token, if any (the scheme in any
+    /// case). An empty or blank token is refused by [`serve_http`].
     pub bearer_token: Option<String>,
     /// Allows binding a non-loopback address.
     pub allow_remote: bool,
@@ -75,8 +77,8 @@ pub struct HttpOptions {
     /// keeps idle connections open. Default 60 s.
     pub idle_timeout: Option<Duration>,
     /// Open connections at most; one over it is answered `503` with
-    /// `Retry-After: 1` and closed. `None` means no cap. Default 512, well
-    /// under the common limit of 1,024 file descriptors.
+    /// `Retry-After: 1` (plain text) and closed. `None` means no cap.
+    /// Default 512, well under the common limit of 1,024 file descriptors.
     pub max_connections: Option<usize>,
     /// Open sessions at most; an `initialize` past it gets HTTP 503 with
     /// `Retry-After: 1` and a JSON-RPC error (-32000). `None` means no cap.
@@ -241,11 +243,18 @@ impl HttpServer {
 }
 
 /// Binds and serves `hub` over Streamable HTTP at `/mcp`.
+///
+/// Refused before binding: a non-loopback address without
+/// [`allow_remote`](HttpOptions::allow_remote), an empty or blank bearer
+/// token, and an invalid session id prefix.
 pub async fn serve_http(
     hub: Hub,
     server: ServerOptions,
     options: HttpOptions,
 ) -> Result<HttpServer, ServeError> {
+    if options.bearer_token.as_deref().is_some_and(is_blank) {
+        return Err(ServeError::EmptyToken);
+    }
     let ip = options.bind.ip();
     if !ip.is_loopback() {
         if !options.allow_remote {
@@ -388,12 +397,14 @@ fn router(
             json_rpc_body_errors(max_body_bytes, req, next).await
         },
     ));
-    if let Some(token) = options.bearer_token.clone() {
-        let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
+    if let Some(token) = &options.bearer_token {
+        // `None` for a blank token, which `serve_http` refuses: nothing
+        // matches it.
+        let token = BearerToken::new(token);
         router = router.layer(axum::middleware::from_fn(
             move |req: Request, next: Next| {
-                let expected = expected.clone();
-                async move { check_bearer(&expected, req, next).await }
+                let token = token.clone();
+                async move { check_bearer(token.as_ref(), req, next).await }
             },
         ));
     }
@@ -405,7 +416,10 @@ fn router(
             body: options.body_timeout,
             idle: options.idle_timeout,
         },
-        max_connections: options.max_connections,
+        cap: options.max_connections.map(|max| {
+            let answer = service_unavailable("text/plain", "too many open connections\r\n");
+            ConnCap::new(max, OverCapAnswer::Fixed(answer))
+        }),
     };
     (router, limits)
 }
@@ -500,13 +514,12 @@ fn response_is_plain_text(response: &Response) -> bool {
         .is_none_or(|v| v.starts_with("text/plain"))
 }
 
-async fn check_bearer(expected: &str, req: Request, next: Next) -> Response {
-    let given = req
-        .headers()
-        .get(http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+/// Lets through a request whose `Authorization` carries `token`.
+async fn check_bearer(token: Option<&BearerToken>, req: Request, next: Next) -> Response {
+    let given = req.headers().get(http::header::AUTHORIZATION);
+    if let (Some(token), Some(given)) = (token, given)
+        && token.in_authorization(given.as_bytes())
+    {
         next.run(req).await
     } else {
         (

@@ -20,6 +20,7 @@ mod proxy_anthropic_upstream;
 mod proxy_cli;
 mod proxy_faults;
 mod proxy_gemini_upstream;
+mod proxy_hostile_auth;
 mod proxy_ollama_bedrock_upstream;
 mod proxy_python;
 mod proxy_responses;

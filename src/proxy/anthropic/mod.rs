@@ -137,14 +137,17 @@ pub(crate) fn message_id(id: &str) -> String {
 /// An error answer for a request to `path`: Anthropic's shape on the
 /// Anthropic door (`/v1/messages…`), OpenAI's elsewhere.
 pub(crate) fn error_for_path(path: &str, error: ApiError) -> Response {
-    let anthropic = path
-        .strip_prefix("/v1/messages")
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
-    if anthropic {
+    if is_messages_path(path) {
         anthropic_error(&error)
     } else {
         error.into_response()
     }
+}
+
+/// Whether `path` is the Messages door's, `/v1/messages` or under it.
+pub(crate) fn is_messages_path(path: &str) -> bool {
+    path.strip_prefix("/v1/messages")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Anthropic's error `type` for a status.
@@ -166,18 +169,10 @@ fn error_type(status: StatusCode) -> &'static str {
 /// An error answer in Anthropic's shape,
 /// `{"type": "error", "error": {"type", "message"}}`, with the same status.
 pub(crate) fn anthropic_error(error: &ApiError) -> Response {
-    let message = error.error["message"]
-        .as_str()
-        .unwrap_or("the request failed")
-        .to_owned();
-    let body = json!({
-        "type": "error",
-        "error": {"type": error_type(error.status), "message": message},
-    });
     let mut response = (
         error.status,
         [(http::header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
+        anthropic_body(error).to_string(),
     )
         .into_response();
     if error.status == StatusCode::UNAUTHORIZED {
@@ -187,6 +182,18 @@ pub(crate) fn anthropic_error(error: &ApiError) -> Response {
         );
     }
     response
+}
+
+/// The body of an error answer in Anthropic's shape,
+/// `{"type": "error", "error": {"type", "message"}}`.
+pub(crate) fn anthropic_body(error: &ApiError) -> Value {
+    let message = error.error["message"]
+        .as_str()
+        .unwrap_or("the request failed");
+    json!({
+        "type": "error",
+        "error": {"type": error_type(error.status), "message": message},
+    })
 }
 
 #[cfg(test)]

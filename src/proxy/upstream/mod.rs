@@ -5,6 +5,7 @@
 //! `ApiError` carrying the upstream's status.
 
 mod pool;
+mod redact;
 
 use std::sync::Arc;
 
@@ -20,6 +21,8 @@ use super::options::{ProxyOptions, UpstreamKey};
 use super::record::RequestRecord;
 use crate::chat::endpoint;
 use crate::chat::endpoint::{key_header, models_url};
+
+pub(crate) use redact::without_userinfo;
 
 /// The Messages API version sent to an Anthropic upstream (the one the
 /// router's Anthropic adapter reads).
@@ -86,7 +89,6 @@ pub(crate) type AnswerStream = BoxStream<'static, Result<Bytes, UpstreamError>>;
 /// How chat requests reach the upstream. Each target is parsed once, and is
 /// `None` for the wires that put the model in the URL (Gemini, Bedrock),
 /// whose URL is made per request.
-#[derive(Debug)]
 enum ChatRoute {
     /// Over the worker's own connections: a plain-`http` upstream that no
     /// system proxy covers; the chat URL's path and query.
@@ -111,9 +113,10 @@ pub(crate) struct Upstream {
 
 impl std::fmt::Debug for Upstream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the chat route: its URL may hold a password.
         f.debug_struct("Upstream")
             .field("profile", &self.profile.name)
-            .field("chat", &self.chat)
+            .field("base", &without_userinfo(&self.base))
             .field("key_source", &self.key_source)
             .field("env_key", &self.env_key.as_ref().map(|_| "…"))
             .finish_non_exhaustive()
@@ -138,12 +141,13 @@ impl Upstream {
         let per_model = model_in_url(wire);
         // A model stands in for the check of the base URL where the URL takes one.
         let model = if per_model { "m" } else { "" };
-        let chat = endpoint(&profile.name, wire, &base, model, None).map_err(|e| {
-            ProxyError::InvalidUpstream {
-                url: options.upstream.clone(),
-                reason: e.to_string(),
-            }
-        })?;
+        // The reasons quote the URL as given: without its password.
+        let invalid = |reason: String| ProxyError::InvalidUpstream {
+            url: without_userinfo(&options.upstream).into_owned(),
+            reason: reason.replace(&base, &without_userinfo(&base)),
+        };
+        let chat = endpoint(&profile.name, wire, &base, model, None)
+            .map_err(|e| invalid(e.to_string()))?;
         let mut client = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             // A redirect could carry the key elsewhere; the SDKs' base URLs
@@ -169,12 +173,9 @@ impl Upstream {
                 ChatRoute::Pooled(Arc::new(pool), path)
             }
             None if per_model => ChatRoute::Client(None),
-            None => ChatRoute::Client(Some(reqwest::Url::parse(&chat.url).map_err(|e| {
-                ProxyError::InvalidUpstream {
-                    url: options.upstream.clone(),
-                    reason: e.to_string(),
-                }
-            })?)),
+            None => ChatRoute::Client(Some(
+                reqwest::Url::parse(&chat.url).map_err(|e| invalid(e.to_string()))?,
+            )),
         };
         Ok(Self {
             client,
