@@ -8,6 +8,7 @@ mod catalog;
 mod echo;
 mod event;
 mod format;
+mod xml_name;
 
 pub use call::{JsonObject, ToolCall, new_call_id};
 pub use catalog::{ParamType, ToolCatalog, ToolShape};
@@ -15,3 +16,4 @@ pub(crate) use echo::{echo, echo_display, write_byte_count};
 pub use event::{DetectEvent, Diagnostic, DiagnosticKind};
 pub(crate) use format::for_each_format;
 pub use format::{UnknownFormat, WireFormat};
+pub(crate) use xml_name::{MAX_XML_NAME, is_xml_name_byte, is_xml_tag_name};

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::core::{ParamType, WireFormat};
+use crate::core::{MAX_XML_NAME, ParamType, WireFormat, is_xml_name_byte};
 
 use super::config::MAX_TAG_GAP;
 use super::scan::{starts, tag_gap};
@@ -167,12 +167,9 @@ pub(crate) fn match_open(
     }
 }
 
-/// The longest parameter name a tag-per-parameter tag (`<P>`) may have.
-pub(crate) const MAX_PARAM_TAG: usize = 128;
-
 /// A tag-name byte of Cline-style tags.
 pub(crate) fn ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')
+    is_xml_name_byte(b)
 }
 
 pub(super) fn name_byte(b: u8) -> bool {
@@ -183,7 +180,7 @@ pub(super) fn param_open(syntax: ParamSyntax, input: &str) -> Open {
     match syntax {
         ParamSyntax::TagPerParam => match input.as_bytes().get(1) {
             Some(b'/') => Open::NoMatch,
-            _ => match_open(input, "<", ">", ident_byte, MAX_PARAM_TAG),
+            _ => match_open(input, "<", ">", ident_byte, MAX_XML_NAME),
         },
         ParamSyntax::ParameterEq => match_open(input, "<parameter=", ">", name_byte, 256),
         ParamSyntax::ParameterName => {
