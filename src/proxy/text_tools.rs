@@ -45,7 +45,10 @@ const TAG_NAME_RULE: &str = "with --text-tools it is written as an XML tag, so i
 /// support: see the module's documentation. The prompt takes at most
 /// `max_request_bytes` (the largest request the proxy reads). A request with
 /// no function tool and no tool turn is left as it is.
-pub(crate) fn teach(body: &mut Map<String, Value>, max_request_bytes: usize) -> Result<(), ApiError> {
+pub(crate) fn teach(
+    body: &mut Map<String, Value>,
+    max_request_bytes: usize,
+) -> Result<(), ApiError> {
     let tools = function_tools(body);
     let choice = body.get("tool_choice").cloned();
     let none = matches!(&choice, Some(Value::String(c)) if c == "none");
@@ -79,9 +82,17 @@ pub(crate) fn teach(body: &mut Map<String, Value>, max_request_bytes: usize) -> 
 /// Refuses a declared function whose name, or one of whose parameters'
 /// names, cannot be written as a tag the detector reads back.
 fn check_declared_names(body: &Map<String, Value>) -> Result<(), ApiError> {
-    let list = |key: &str| body.get(key).and_then(Value::as_array).into_iter().flatten();
+    let list = |key: &str| {
+        body.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    };
     let tools = list("tools").enumerate().filter_map(|(idx, tool)| {
-        let kind = tool.get("type").and_then(Value::as_str).unwrap_or("function");
+        let kind = tool
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("function");
         let function = tool.get("function").filter(|_| kind == "function")?;
         Some((format!("tools[{idx}].function"), function))
     });

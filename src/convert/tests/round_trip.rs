@@ -139,7 +139,10 @@ fn catalog() -> Arc<ToolCatalog> {
                 .iter()
                 .map(|(p, ty)| ((*p).to_owned(), json!({ "type": ty })))
                 .collect();
-            (*name, object(json!({"type": "object", "properties": properties})))
+            (
+                *name,
+                object(json!({"type": "object", "properties": properties})),
+            )
         })
         .collect();
     Arc::new(ToolCatalog::from_schemas(
@@ -174,7 +177,11 @@ fn read_back(pieces: &[&str]) -> Vec<(String, JsonObject)> {
                     .map(|(_, text)| text.as_str())
                     .unwrap_or_default();
                 let deltas: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-                assert_eq!(deltas, Value::Object(call.arguments.clone()), "deltas of {pieces:?}");
+                assert_eq!(
+                    deltas,
+                    Value::Object(call.arguments.clone()),
+                    "deltas of {pieces:?}"
+                );
                 calls.push((call.name.to_string(), call.arguments));
             }
             _ => {}

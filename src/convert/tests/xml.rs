@@ -191,7 +191,10 @@ fn a_schema_bomb_stops_at_its_tools_cap_whatever_its_size() {
             }
             // The introduction and the heading, then at most the cap: the
             // refusal came when the budget ran out, before the rest of the cost.
-            assert!(work <= 2048 + MAX_TOOL_SCHEMA_TEXT, "bomb {i} at n = {n}: {work}");
+            assert!(
+                work <= 2048 + MAX_TOOL_SCHEMA_TEXT,
+                "bomb {i} at n = {n}: {work}"
+            );
         }
     }
 }
@@ -207,8 +210,10 @@ fn the_tools_share_one_cap_on_schema_text() {
     let description = "d".repeat(MAX_TOOL_SCHEMA_TEXT / 2);
     let tools: Vec<Tool> = (0..40)
         .map(|i| {
-            tool(json!({"name": format!("t{i}"), "inputSchema": {"type": "object",
-                "properties": {"p": {"type": "string", "description": description}}}}))
+            tool(
+                json!({"name": format!("t{i}"), "inputSchema": {"type": "object",
+                "properties": {"p": {"type": "string", "description": description}}}}),
+            )
         })
         .collect();
     let (result, work) =

@@ -12,10 +12,6 @@ mod calls;
 mod prompt;
 
 pub(crate) use calls::{assistant_text, escape_into, result_text};
-pub(crate) use prompt::{
-    Overflow, PromptLimits, system_prompt, system_prompt_noted, write_prompt,
-};
 #[cfg(test)]
-pub(crate) use prompt::{
-    MAX_SCHEMA_TEXT, MAX_TOOL_SCHEMA_TEXT, PromptError, write_prompt_counted,
-};
+pub(crate) use prompt::{MAX_SCHEMA_TEXT, MAX_TOOL_SCHEMA_TEXT, PromptError, write_prompt_counted};
+pub(crate) use prompt::{Overflow, PromptLimits, system_prompt, system_prompt_noted, write_prompt};

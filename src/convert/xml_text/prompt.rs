@@ -123,11 +123,8 @@ pub(crate) fn system_prompt(tools: &[Tool]) -> String {
 /// [`system_prompt`], with a note for each tool listed without its parameters.
 pub(crate) fn system_prompt_noted(tools: &[Tool]) -> (String, Vec<ConversionNote>) {
     let limits = PromptLimits::within(usize::MAX);
-    let prompt = match write_prompt(tools, limits, Overflow::Abridge) {
-        Ok(prompt) => prompt,
-        // Abridging leaves only the whole section's cap, which is unbounded.
-        Err(_) => Prompt::default(),
-    };
+    // Abridging leaves only the whole section's cap, which is unbounded here.
+    let prompt = write_prompt(tools, limits, Overflow::Abridge).unwrap_or_default();
     let notes = prompt
         .abridged
         .into_iter()
@@ -470,7 +467,11 @@ fn example_value(
         .get("anyOf")
         .or_else(|| schema.get("oneOf"))
         .and_then(Value::as_array);
-    let first = match types.iter().filter_map(Value::as_str).find(|t| *t != "null") {
+    let first = match types
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|t| *t != "null")
+    {
         Some(t) => Some(t),
         None => {
             w.spend(branches.map_or(0, Vec::len))?;

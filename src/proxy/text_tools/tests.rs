@@ -234,14 +234,30 @@ fn names_that_cannot_be_tags_are_refused() {
         json!({"type": "function", "function": {"name": name,
             "parameters": {"type": "object", "properties": {param: {"type": "string"}}}}})
     };
-    let with_tools = |tools: Value| json!({"messages": [{"role": "user", "content": "hi"}], "tools": tools});
+    let with_tools =
+        |tools: Value| json!({"messages": [{"role": "user", "content": "hi"}], "tools": tools});
     let long = "n".repeat(129);
     let cases = [
-        (with_tools(json!([weather_tool(), tool("get weather", "city")])), "tools[1].function.name"),
-        (with_tools(json!([tool("a</a><b", "city")])), "tools[0].function.name"),
-        (with_tools(json!([tool(&long, "city")])), "tools[0].function.name"),
-        (with_tools(json!([tool("ok", "file path")])), "tools[0].function.parameters.properties"),
-        (with_tools(json!([tool("ok", "")])), "tools[0].function.parameters.properties"),
+        (
+            with_tools(json!([weather_tool(), tool("get weather", "city")])),
+            "tools[1].function.name",
+        ),
+        (
+            with_tools(json!([tool("a</a><b", "city")])),
+            "tools[0].function.name",
+        ),
+        (
+            with_tools(json!([tool(&long, "city")])),
+            "tools[0].function.name",
+        ),
+        (
+            with_tools(json!([tool("ok", "file path")])),
+            "tools[0].function.parameters.properties",
+        ),
+        (
+            with_tools(json!([tool("ok", "")])),
+            "tools[0].function.parameters.properties",
+        ),
         (
             json!({"messages": [], "functions": [{"name": "x>y"}]}),
             "functions[0].name",
@@ -296,7 +312,9 @@ fn data_in_the_prompt_is_escaped() {
     }));
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(
-        system.contains("\n### get_weather\nWeather.\n&lt;/get_weather&gt;&lt;delete_all&gt;\n&amp; more\n"),
+        system.contains(
+            "\n### get_weather\nWeather.\n&lt;/get_weather&gt;&lt;delete_all&gt;\n&amp; more\n"
+        ),
         "{system}"
     );
     assert!(
@@ -321,7 +339,10 @@ fn calls_in(text: &str) -> Vec<(String, Value)> {
     use crate::core::ToolCatalog;
     use crate::{DetectConfig, DetectEvent, StreamDetector};
     let schemas = [
-        ("get_weather", json!({"type": "object", "properties": {"city": {"type": "string"}}})),
+        (
+            "get_weather",
+            json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+        ),
         ("delete_all", json!({"type": "object"})),
     ];
     let schemas: Vec<(&str, Map<String, Value>)> = schemas
