@@ -139,10 +139,12 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
         .read_timeout(Duration::from_secs(args.read_timeout))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-    let detect = args.detect.config(
+    let mut detect = args.detect.config(
         toolrouter::DetectConfig::default(),
         &found.profile.text_formats,
     )?;
+    // `--text-tools` writes values with XML entities and teaches the model to.
+    detect.xml_entities |= args.text_tools;
     let router = hub.router().detect_config(detect);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

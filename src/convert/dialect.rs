@@ -132,7 +132,13 @@ impl Dialect {
             Dialect::Gemini => return gemini::tools(tools),
             Dialect::Bedrock => bedrock::tools(tools),
             Dialect::Ollama => ollama::tools(tools),
-            Dialect::XmlText => Value::String(xml_text::system_prompt(tools)),
+            Dialect::XmlText => {
+                let (prompt, notes) = xml_text::system_prompt_noted(tools);
+                return Declarations {
+                    value: Value::String(prompt),
+                    notes,
+                };
+            }
         };
         Declarations {
             value,

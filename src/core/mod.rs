@@ -11,6 +11,7 @@ mod event;
 mod format;
 mod suggest;
 mod unknown_name;
+mod xml_name;
 
 pub use call::{JsonObject, ToolCall, new_call_id};
 pub use catalog::{ParamType, ToolCatalog, ToolShape};
@@ -20,3 +21,4 @@ pub use format::WireFormat;
 pub(crate) use format::for_each_format;
 pub(crate) use suggest::{MAX_COMPARED_LEN, closest_names};
 pub use unknown_name::UnknownNameError;
+pub(crate) use xml_name::{MAX_XML_NAME, is_xml_name_byte, is_xml_tag_name};

@@ -39,6 +39,13 @@ pub struct DetectConfig {
     /// message (models that interleave reasoning with calls). Off by default:
     /// mid-stream, models discuss the tag.
     pub reasoning_anywhere: bool,
+    /// Decode XML's five predefined entities (`&amp;`, `&lt;`, `&gt;`,
+    /// `&quot;`, `&apos;`) in the values of the tag-per-tool XML dialect
+    /// ([`WireFormat::Xml`]): the form in which `--text-tools` writes values
+    /// and teaches the model to write them, so that no value can open or
+    /// close a tag. Any other `&` stays as written. Off by default: Cline-style
+    /// models write values raw, and the other XML dialects are never decoded.
+    pub xml_entities: bool,
 }
 
 impl Default for DetectConfig {
@@ -49,6 +56,7 @@ impl Default for DetectConfig {
             record_regions: false,
             start_in_reasoning: false,
             reasoning_anywhere: false,
+            xml_entities: false,
         }
     }
 }
@@ -83,6 +91,13 @@ impl DetectConfig {
     /// [`DetectConfig::start_in_reasoning`]).
     pub fn starting_in_reasoning(mut self) -> Self {
         self.start_in_reasoning = true;
+        self
+    }
+
+    /// Decodes XML entities in the XML tag dialect's values (see
+    /// [`DetectConfig::xml_entities`]).
+    pub fn with_xml_entities(mut self) -> Self {
+        self.xml_entities = true;
         self
     }
 

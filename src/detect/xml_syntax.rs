@@ -2,9 +2,11 @@
 //! (one call) and a parameter open and close, matched over possibly
 //! incomplete input, and how a finished value is typed by its schema.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
-use crate::core::{ParamType, WireFormat};
+use crate::core::{MAX_XML_NAME, ParamType, WireFormat, is_xml_name_byte};
 
 use super::config::MAX_TAG_GAP;
 use super::scan::{starts, tag_gap};
@@ -68,6 +70,8 @@ pub(crate) struct XmlSpec {
     pub(crate) block_close: Option<&'static str>,
     pub(crate) entry: EntrySyntax,
     pub(crate) param: ParamSyntax,
+    /// XML's predefined entities in values are decoded ([`decode_entities`]).
+    pub(crate) entities: bool,
 }
 
 impl XmlSpec {
@@ -165,7 +169,7 @@ pub(crate) fn match_open(
 
 /// A tag-name byte of Cline-style tags.
 pub(crate) fn ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')
+    is_xml_name_byte(b)
 }
 
 pub(super) fn name_byte(b: u8) -> bool {
@@ -176,7 +180,7 @@ pub(super) fn param_open(syntax: ParamSyntax, input: &str) -> Open {
     match syntax {
         ParamSyntax::TagPerParam => match input.as_bytes().get(1) {
             Some(b'/') => Open::NoMatch,
-            _ => match_open(input, "<", ">", ident_byte, 128),
+            _ => match_open(input, "<", ">", ident_byte, MAX_XML_NAME),
         },
         ParamSyntax::ParameterEq => match_open(input, "<parameter=", ">", name_byte, 256),
         ParamSyntax::ParameterName => {
@@ -388,4 +392,62 @@ pub(crate) fn is_null_word(s: &str) -> bool {
 /// Whether a nullable string's text so far may still become `null` or `None`.
 pub(crate) fn may_be_null_word(s: &str) -> bool {
     "null".starts_with(s) || "None".starts_with(s)
+}
+
+/// XML's five predefined entities and the characters they stand for.
+const ENTITIES: [(&str, char); 5] = [
+    ("&amp;", '&'),
+    ("&lt;", '<'),
+    ("&gt;", '>'),
+    ("&quot;", '"'),
+    ("&apos;", '\''),
+];
+
+/// `text` with XML's five predefined entities decoded; any other `&` (a bare
+/// one, `&nbsp;`, `&#60;`) stays as written. Decoding an `&amp;` yields an `&`
+/// that is not read again: `&amp;lt;` is `&lt;`.
+pub(crate) fn decode_entities(text: &str) -> Cow<'_, str> {
+    let Some(first) = memchr::memchr(b'&', text.as_bytes()) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..first]);
+    let mut rest = &text[first..];
+    // `rest` starts at an `&`.
+    loop {
+        match ENTITIES.iter().find(|(name, _)| rest.starts_with(name)) {
+            Some((name, c)) => {
+                out.push(*c);
+                rest = &rest[name.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+        match memchr::memchr(b'&', rest.as_bytes()) {
+            Some(at) => {
+                out.push_str(&rest[..at]);
+                rest = &rest[at..];
+            }
+            None => {
+                out.push_str(rest);
+                return Cow::Owned(out);
+            }
+        }
+    }
+}
+
+/// How many bytes at the end of `bytes` may begin an entity that more input
+/// completes (`&`, `&am`, `&quo`): they wait for it. 0 when none may.
+pub(crate) fn entity_tail(bytes: &[u8]) -> usize {
+    let from = bytes.len().saturating_sub(5);
+    let Some(at) = memchr::memrchr(b'&', &bytes[from..]) else {
+        return 0;
+    };
+    let tail = &bytes[from + at..];
+    let unfinished = ENTITIES
+        .iter()
+        .any(|(name, _)| name.len() > tail.len() && name.as_bytes().starts_with(tail));
+    if unfinished { tail.len() } else { 0 }
 }

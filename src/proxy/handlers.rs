@@ -49,6 +49,7 @@ impl ProxyState {
         UpstreamShape {
             wire: self.wire,
             text_tools: self.text_tools,
+            max_request_bytes: self.max_request_bytes,
         }
     }
 }

@@ -109,6 +109,8 @@ pub(crate) struct UpstreamShape {
     pub(crate) wire: Wire,
     /// `--text-tools`: the tools are taught in the system prompt.
     pub(crate) text_tools: bool,
+    /// `--max-request-bytes`: the most the prompt that teaches the tools may take.
+    pub(crate) max_request_bytes: usize,
 }
 
 impl UpstreamShape {
@@ -123,7 +125,7 @@ impl UpstreamShape {
         let mut owned = None;
         if self.text_tools {
             let mut taught = object.clone();
-            text_tools::teach(&mut taught)?;
+            text_tools::teach(&mut taught, self.max_request_bytes)?;
             owned = Some(taught);
         }
         type Translate = fn(&Map<String, Value>) -> Result<Map<String, Value>, ApiError>;

@@ -159,10 +159,12 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             .max_connections
             .map(|max| ConnCap::new(max, over_cap_answer())),
     };
-    let detect = options
+    let mut detect = options
         .detect
         .clone()
         .with_formats(profile_formats(found.profile));
+    // `--text-tools` writes values with XML entities and teaches the model to.
+    detect.xml_entities |= options.text_tools;
     let shutdown = CancellationToken::new();
     let items = Arc::new(ItemStore::default());
     // Should a later thread fail to start, the ones started stop.

@@ -21,6 +21,7 @@ use crate::core::{JsonObject, ToolCatalog};
 pub(super) const OPENAI: UpstreamShape = UpstreamShape {
     wire: Wire::OpenAiChat,
     text_tools: false,
+    max_request_bytes: crate::proxy::DEFAULT_MAX_REQUEST_BYTES,
 };
 use crate::detect::DetectConfig;
 use crate::router::{RouteEvent, RouteSession};

@@ -7,6 +7,14 @@
 //! calls, written in its text, come back to the client structured: the XML tag
 //! format is one of the detector's defaults, and the detector knows the
 //! request's tools either way.
+//!
+//! Every piece of data written into the text is escaped (`xml_text`), and the
+//! detector decodes the values the model writes the same way
+//! (`DetectConfig::xml_entities`). A name written as a tag (a tool's, a
+//! parameter's, an earlier call's argument's) must be a tag name, else the
+//! request is refused; the prompt is written within the request's size limit
+//! and fixed caps on schema text ([`PromptLimits`]), its work counted as it
+//! goes, and a request past them is refused before the cost.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,7 +24,8 @@ use serde_json::{Map, Value};
 
 use super::error::ApiError;
 use crate::convert::Dialect;
-use crate::core::{JsonObject, ToolCall, WireFormat};
+use crate::convert::xml_text::{self, Overflow, PromptLimits};
+use crate::core::{JsonObject, ToolCall, WireFormat, echo, is_xml_tag_name};
 
 /// The fields that declare tools or steer their use, none of which an
 /// upstream without tool support takes.
@@ -28,12 +37,34 @@ const TOOL_FIELDS: [&str; 5] = [
     "function_call",
 ];
 
+/// What a name written as a tag must be, for the errors that refuse one.
+const TAG_NAME_RULE: &str = "with --text-tools it is written as an XML tag, so it must be \
+    1 to 128 ASCII letters, digits, `_`, `-`, `.` or `:`";
+
 /// Rewrites `body`, a Chat Completions request, for an upstream without tool
-/// support: see the module's documentation. A request with no function tool
-/// and no tool turn is left as it is.
-pub(crate) fn teach(body: &mut Map<String, Value>) -> Result<(), ApiError> {
+/// support: see the module's documentation. The prompt takes at most
+/// `max_request_bytes` (the largest request the proxy reads). A request with
+/// no function tool and no tool turn is left as it is.
+pub(crate) fn teach(
+    body: &mut Map<String, Value>,
+    max_request_bytes: usize,
+) -> Result<(), ApiError> {
     let tools = function_tools(body);
     let choice = body.get("tool_choice").cloned();
+    let none = matches!(&choice, Some(Value::String(c)) if c == "none");
+    let prompt = if tools.is_empty() || none {
+        None
+    } else {
+        check_declared_names(body)?;
+        let limits = PromptLimits::within(max_request_bytes);
+        let prompt = xml_text::write_prompt(&tools, limits, Overflow::Refuse).map_err(|e| {
+            ApiError::bad_request(
+                format!("--text-tools cannot teach the request's tools: {e}"),
+                Some("tools"),
+            )
+        })?;
+        Some(prompt.text + &choice_rule(choice.as_ref()))
+    };
     for key in TOOL_FIELDS {
         body.remove(key);
     }
@@ -42,16 +73,60 @@ pub(crate) fn teach(body: &mut Map<String, Value>) -> Result<(), ApiError> {
     };
     let rewritten = rewrite_turns(std::mem::take(messages))?;
     *messages = rewritten;
-    let none = matches!(&choice, Some(Value::String(c)) if c == "none");
-    if tools.is_empty() || none {
-        return Ok(());
+    if let Some(prompt) = prompt {
+        add_to_system(messages, &prompt);
     }
-    let mut prompt = match Dialect::XmlText.declare(&tools).value {
-        Value::String(prompt) => prompt,
-        _ => String::new(),
+    Ok(())
+}
+
+/// Refuses a declared function whose name, or one of whose parameters'
+/// names, cannot be written as a tag the detector reads back.
+fn check_declared_names(body: &Map<String, Value>) -> Result<(), ApiError> {
+    let list = |key: &str| {
+        body.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
     };
-    prompt.push_str(&choice_rule(choice.as_ref()));
-    add_to_system(messages, &prompt);
+    let tools = list("tools").enumerate().filter_map(|(idx, tool)| {
+        let kind = tool
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("function");
+        let function = tool.get("function").filter(|_| kind == "function")?;
+        Some((format!("tools[{idx}].function"), function))
+    });
+    let functions = list("functions")
+        .enumerate()
+        .map(|(idx, function)| (format!("functions[{idx}]"), function));
+    for (path, function) in tools.chain(functions) {
+        let Some(name) = function.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if !is_xml_tag_name(name) {
+            return Err(ApiError::bad_request(
+                format!("tool name `{}`: {TAG_NAME_RULE}", echo(name)),
+                Some(&format!("{path}.name")),
+            ));
+        }
+        let properties = function
+            .get("parameters")
+            .and_then(|p| p.get("properties"))
+            .and_then(Value::as_object);
+        if let Some(bad) = properties
+            .into_iter()
+            .flat_map(|p| p.keys())
+            .find(|key| !is_xml_tag_name(key))
+        {
+            return Err(ApiError::bad_request(
+                format!(
+                    "parameter name `{}` of tool `{name}`: {TAG_NAME_RULE}",
+                    echo(bad)
+                ),
+                Some(&format!("{path}.parameters.properties")),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -103,8 +178,13 @@ fn choice_rule(choice: Option<&Value>) -> String {
                 .and_then(|f| f.get("name"))
                 .or_else(|| c.get("name"))
                 .and_then(Value::as_str);
-            name.map(|n| format!("\nYou must call the tool `{n}` in this answer.\n"))
-                .unwrap_or_default()
+            name.map(|n| {
+                let mut rule = "\nYou must call the tool `".to_owned();
+                xml_text::escape_into(n, &mut rule);
+                rule.push_str("` in this answer.\n");
+                rule
+            })
+            .unwrap_or_default()
         }
         _ => String::new(),
     }
@@ -207,31 +287,25 @@ fn assistant_as_text(
         for (n, call) in tool_calls.iter().enumerate() {
             let function = call.get("function");
             let name = function.and_then(|f| f.get("name")).and_then(Value::as_str);
+            let path = format!("messages[{idx}].tool_calls[{n}].function");
             let Some(name) = name else {
                 return Err(ApiError::bad_request(
                     "a tool call of an assistant turn has no function name",
-                    Some(&format!("messages[{idx}].tool_calls[{n}].function.name")),
+                    Some(&format!("{path}.name")),
                 ));
             };
             let id = call.get("id").and_then(Value::as_str).unwrap_or("");
             names.insert(id.to_owned(), name.to_owned());
-            calls.push(ToolCall::new(
-                id,
-                name,
-                arguments(function.and_then(|f| f.get("arguments")), idx)?,
-                WireFormat::Xml,
-            ));
+            let arguments = arguments(function.and_then(|f| f.get("arguments")), idx)?;
+            calls.push(written_call(id, name, arguments, &path)?);
         }
     }
     if let Some(function) = message.get("function_call")
         && let Some(name) = function.get("name").and_then(Value::as_str)
     {
-        calls.push(ToolCall::new(
-            "",
-            name,
-            arguments(function.get("arguments"), idx)?,
-            WireFormat::Xml,
-        ));
+        let arguments = arguments(function.get("arguments"), idx)?;
+        let path = format!("messages[{idx}].function_call");
+        calls.push(written_call("", name, arguments, &path)?);
     }
     if calls.is_empty() {
         return Ok(message);
@@ -242,6 +316,33 @@ fn assistant_as_text(
         .pop()
         .unwrap_or(Value::Null);
     Ok(turn)
+}
+
+/// An earlier call as the call written into the text; refused when its name
+/// or an argument's name cannot be written as a tag the detector reads back.
+fn written_call(
+    id: &str,
+    name: &str,
+    arguments: Option<JsonObject>,
+    path: &str,
+) -> Result<ToolCall, ApiError> {
+    if !is_xml_tag_name(name) {
+        return Err(ApiError::bad_request(
+            format!("tool name `{}`: {TAG_NAME_RULE}", echo(name)),
+            Some(&format!("{path}.name")),
+        ));
+    }
+    if let Some(bad) = arguments
+        .iter()
+        .flat_map(|a| a.keys())
+        .find(|key| !is_xml_tag_name(key))
+    {
+        return Err(ApiError::bad_request(
+            format!("argument name `{}`: {TAG_NAME_RULE}", echo(bad)),
+            Some(&format!("{path}.arguments")),
+        ));
+    }
+    Ok(ToolCall::new(id, name, arguments, WireFormat::Xml))
 }
 
 /// A call's `arguments`: a JSON string holding an object (OpenAI's shape),

@@ -8,6 +8,7 @@ mod gemini;
 mod never_panics;
 mod odd_input;
 mod results;
+mod round_trip;
 mod strict;
 mod xml;
 

@@ -27,6 +27,7 @@ impl TextFormat for AnthropicInvoke {
                 block_close: Some("</function_calls>"),
                 entry: EntrySyntax::InvokeName,
                 param: ParamSyntax::ParameterName,
+                entities: false,
             }))
         })
     }

@@ -46,6 +46,7 @@ impl TextFormat for DeepSeekDsml {
                     block_close: Some(close),
                     entry: EntrySyntax::DsmlInvoke,
                     param: ParamSyntax::DsmlParameter,
+                    entities: false,
                 }))
             }) {
                 Probe::NoMatch => {}

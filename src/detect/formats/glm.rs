@@ -135,5 +135,6 @@ fn probe(this: WireFormat, other: WireFormat, input: &str, cx: &ProbeContext<'_>
             close: CLOSE,
         },
         param: ParamSyntax::ArgKey,
+        entities: false,
     })))
 }

@@ -40,6 +40,7 @@ impl TextFormat for MinimaxM2 {
                 block_close: Some("</minimax:tool_call>"),
                 entry: EntrySyntax::InvokeName,
                 param: ParamSyntax::ParameterName,
+                entities: false,
             }))
         })
     }

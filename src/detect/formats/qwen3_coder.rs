@@ -53,6 +53,7 @@ impl TextFormat for Qwen3Coder {
                 block_close: Some("</tool_call>"),
                 entry: EntrySyntax::FunctionEq,
                 param: ParamSyntax::ParameterEq,
+                entities: false,
             }))
         })
     }
@@ -93,5 +94,6 @@ fn bare_function(input: &str, cx: &ProbeContext<'_>) -> Probe {
             close: FUNCTION_CLOSE,
         },
         param: ParamSyntax::ParameterEq,
+        entities: false,
     })))
 }

@@ -46,6 +46,7 @@ impl TextFormat for Step3 {
                     block_close: Some("<｜tool_calls_end｜>"),
                     entry: EntrySyntax::StepInvoke,
                     param: ParamSyntax::StepParameter,
+                    entities: false,
                 }))
             },
         )

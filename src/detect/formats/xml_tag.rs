@@ -2,7 +2,10 @@
 //!
 //! Only a registered tool name opens a call, and only when the open tag is
 //! followed (after whitespace) by another tag, so `<div>` or `<T>` in prose, and
-//! a tool tag mentioned in a sentence, stay text.
+//! a tool tag mentioned in a sentence, stay text. Values are raw, unless the
+//! detector is configured to decode XML entities in them
+//! ([`DetectConfig::xml_entities`](crate::DetectConfig::xml_entities)), as
+//! `--text-tools` writes and teaches them.
 
 use crate::core::WireFormat;
 
@@ -42,6 +45,7 @@ impl TextFormat for XmlTag {
                 block_close: None,
                 entry: EntrySyntax::Named { name },
                 param: ParamSyntax::TagPerParam,
+                entities: cx.config.xml_entities,
             }))),
             _ => Probe::NoMatch,
         }

@@ -112,6 +112,69 @@ fn xml_no_entity_decoding() {
 }
 
 #[test]
+fn xml_entities_are_decoded_when_configured() {
+    // `--text-tools` writes `&`, `<` and `>` as entities and decodes XML's
+    // five; any other `&` (bare, unknown, numeric, unfinished) stays as written.
+    let config = DetectConfig::default().with_xml_entities();
+    check_calls_with(
+        "<write_to_file><path>a&amp;b</path><content>\nif a &lt; b &amp;&amp; c &gt; d:\n  \
+         x = &quot;&apos;&amp;lt;&apos;&quot; &nbsp; &#60; & &am &\n</content>\
+         <line_count>&lt;</line_count></write_to_file>",
+        config.clone(),
+        expect(
+            "",
+            &[(
+                "write_to_file",
+                json!({"path": "a&b",
+                       "content": "if a < b && c > d:\n  x = \"'&lt;'\" &nbsp; &#60; & &am &",
+                       "line_count": "<"}),
+                Xml,
+            )],
+            &[],
+        ),
+    );
+    // A value that held its own closing tag, written escaped, is one value.
+    check_calls_with(
+        "<get_weather>\n<city>P&lt;/city&gt;&lt;/get_weather&gt;&lt;ls&gt;</city>\n</get_weather>",
+        config.clone(),
+        expect(
+            "",
+            &[(
+                "get_weather",
+                json!({"city": "P</city></get_weather><ls>"}),
+                Xml,
+            )],
+            &[],
+        ),
+    );
+    // Typed values are decoded before they are read; a nullable string's
+    // `null` is still null, an escaped one is text.
+    check_calls_with(
+        "<search><tags>[\"&lt;b&gt;\"]</tags><opts>{\"a&amp;b\": 1}</opts></search>\
+         <configure><label>null</label><mode>&amp;null</mode></configure>",
+        config.clone(),
+        expect(
+            "",
+            &[
+                ("search", json!({"tags": ["<b>"], "opts": {"a&b": 1}}), Xml),
+                ("configure", json!({"label": null, "mode": "&null"}), Xml),
+            ],
+            &[],
+        ),
+    );
+    // Only the tag-per-tool dialect decodes.
+    check_calls_with(
+        "<function_calls><invoke name=\"read_file\"><parameter name=\"path\">a&amp;b</parameter></invoke></function_calls>",
+        config,
+        expect(
+            "",
+            &[("read_file", json!({"path": "a&amp;b"}), AnthropicInvoke)],
+            &[],
+        ),
+    );
+}
+
+#[test]
 fn xml_tool_without_parameters() {
     check_calls("<ls></ls>", expect("", &[("ls", json!({}), Xml)], &[]));
     check_deltas("<ls>\n</ls>", &["{}"]);

@@ -1,6 +1,8 @@
 //! One entry of an XML-dialect block: its parameters, each value streamed
 //! as it comes and typed by the schema where it ends, or a JSON body (DSML).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::core::{JsonObject, ParamType};
@@ -10,7 +12,8 @@ use super::super::json_tokenizer::{BracketScan, ValueKind};
 use super::super::scan::{escape_json_into, find1, leading_ws, starts, tag_gap};
 use super::super::sink::CallSink;
 use super::super::xml_syntax::{
-    Open, ParamSyntax, XmlSpec, is_null_word, may_be_null_word, param_flag, param_open, xml_value,
+    Open, ParamSyntax, XmlSpec, decode_entities, entity_tail, is_null_word, may_be_null_word,
+    param_flag, param_open, xml_value,
 };
 
 /// Where an entry is.
@@ -64,6 +67,9 @@ pub(super) struct Entry {
     /// Region offsets of the current value's text so far: it is read from the
     /// region when the value ends, not copied piece by piece.
     value: (usize, usize),
+    /// Values have XML's predefined entities decoded ([`XmlSpec::entities`]);
+    /// a value's text is then never cut inside an entity.
+    pub(super) entities: bool,
 }
 
 /// What an entry's step did; positions are offsets in the block's input.
@@ -81,6 +87,7 @@ impl Entry {
         close: String,
         name: String,
         call: Option<(usize, String)>,
+        entities: bool,
     ) -> Box<Self> {
         Box::new(Entry {
             start,
@@ -99,6 +106,7 @@ impl Entry {
             maybe_null: false,
             json: None,
             value: (0, 0),
+            entities,
         })
     }
 
@@ -289,6 +297,13 @@ impl Entry {
         let Some(raw) = sink.region_text(self.value.0, self.value.1) else {
             return false;
         };
+        let raw = if self.entities
+            && let Cow::Owned(decoded) = decode_entities(&raw)
+        {
+            Cow::Owned(decoded)
+        } else {
+            raw
+        };
         let value = if self.ty == ParamType::String {
             if std::mem::take(&mut self.maybe_null) {
                 // Nothing of the value went out: it may be `null` or `None`.
@@ -343,6 +358,10 @@ impl Entry {
             if self.maybe_null && self.hold_maybe_null(sink, index, from) {
                 return;
             }
+            if self.entities {
+                sink.args_escaped(index, &decode_entities(s));
+                return;
+            }
             // Escaped straight into the event: no copy of the delta in between.
             sink.args_escaped(index, s);
         }
@@ -364,7 +383,11 @@ impl Entry {
         self.maybe_null = false;
         sink.args(index, "\"");
         if let Some(before) = sink.region_text(self.value.0, sink.base + from) {
-            sink.args_escaped(index, &before);
+            if self.entities {
+                sink.args_escaped(index, &decode_entities(&before));
+            } else {
+                sink.args_escaped(index, &before);
+            }
         }
         false
     }
@@ -382,10 +405,13 @@ impl Entry {
         let bytes = input.as_bytes();
         loop {
             // Only a `<` can end the value; one newline just before the closing
-            // tag is not part of it, so a newline at the end of the input waits.
+            // tag is not part of it, so a newline at the end of the input waits,
+            // as does the start of an entity the next input may complete.
             let Some(rel) = find1(b'<', &bytes[i..]) else {
                 let end = if !eof && bytes.len() > i && bytes[bytes.len() - 1] == b'\n' {
                     bytes.len() - 1
+                } else if !eof && self.entities {
+                    bytes.len() - entity_tail(&bytes[i..])
                 } else {
                     bytes.len()
                 };

@@ -4,7 +4,9 @@
 //! The dialects differ only in their syntax, given by [`XmlSpec`]
 //! (`xml_syntax.rs`): how a block is wrapped, how an entry opens and closes,
 //! how a parameter opens and closes. Values follow the contract: at most one
-//! leading and one trailing newline are stripped, nothing is decoded, and a
+//! leading and one trailing newline are stripped, nothing is decoded (but
+//! XML's predefined entities where the spec says so, [`XmlSpec::entities`]:
+//! the XML tag dialect under `DetectConfig::xml_entities`), and a
 //! closing tag ends a value only when the next structural tag (or end of
 //! stream) follows it; in Qwen3-Coder, a line that opens another parameter
 //! the schema declares ends a value lacking its closing tag
@@ -68,7 +70,13 @@ impl XmlCallParser {
         let call = sink
             .is_tool(&name)
             .then(|| sink.start(None, &name, self.spec.format));
-        Entry::new(start, self.spec.entry_close(&name), name, call)
+        Entry::new(
+            start,
+            self.spec.entry_close(&name),
+            name,
+            call,
+            self.spec.entities,
+        )
     }
 }
 
@@ -79,9 +87,11 @@ impl CallParser for XmlCallParser {
         // (which could end it) and no trailing newline (which could precede
         // its closing tag) is all value. The same as the state machine's path
         // below, without its dispatch; a delta with a `<` takes that path,
-        // which looks for the `<` again (at most twice over its prefix).
+        // which looks for the `<` again (at most twice over its prefix), as
+        // does every delta of a value whose entities are decoded.
         if let BlockState::Entry(entry) = &mut self.state
             && entry.state == (EntryState::Value { fresh: false })
+            && !entry.entities
             && !eof
             && bytes.last().is_some_and(|&b| b != b'\n')
             && find1(b'<', bytes).is_none()
