@@ -72,6 +72,11 @@ pub use server::{
 #[doc(hidden)]
 pub use server::http_fuzzing;
 
+// The proxy's request readers without a server, for the fuzz targets only.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use proxy::fuzzing as proxy_fuzzing;
+
 // The limits both HTTP listeners (the MCP server and the proxy) share.
 pub use http_conn::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,

@@ -197,3 +197,6 @@ fn batch_agrees(pieces: &[&str], config: &DetectConfig) {
         "EventBatch and Vec<DetectEvent> receive the same events"
     );
 }
+
+/// The check of the proxy door fuzz targets.
+pub mod doors;

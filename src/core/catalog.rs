@@ -125,6 +125,14 @@ impl ToolShape {
         Self { params }
     }
 
+    /// Adds one property of an input schema, read as
+    /// [`from_input_schema`](Self::from_input_schema) reads each: for a
+    /// reader that walks the properties one at a time instead of holding the
+    /// whole schema as a tree.
+    pub(crate) fn add_property(&mut self, name: String, schema: &serde_json::Value) {
+        self.params.insert(name, ParamType::read(schema));
+    }
+
     /// The declared type of a parameter; `None` when the schema does not list it.
     pub fn param(&self, name: &str) -> Option<ParamType> {
         self.params.get(name).map(|&(ty, _)| ty)

@@ -178,7 +178,7 @@ impl ChunkWriter {
         if self.include_usage
             && let Some(usage) = &self.usage
         {
-            let usage = usage_object(usage);
+            let usage = UsageOut::of(usage);
             self.prefix_of(meta, out);
             out.extend_from_slice(br#","choices":[],"usage":"#);
             push_json(out, &usage);
@@ -245,10 +245,11 @@ impl ChunkWriter {
     }
 }
 
-/// OpenAI's `finish_reason` for a normalised stop; `called`: a call completed.
+/// OpenAI's `finish_reason` for a normalised stop; `called`: a call
+/// completed. `tool_calls` only with a call to show: an upstream that says
+/// it stopped for calls and sent none that completed stopped.
 pub(crate) fn finish_reason(stop: StopReason, called: bool) -> &'static str {
     match stop {
-        StopReason::ToolUse => "tool_calls",
         StopReason::MaxTokens => "length",
         StopReason::ContentFilter | StopReason::Refusal => "content_filter",
         _ if called => "tool_calls",
@@ -257,14 +258,26 @@ pub(crate) fn finish_reason(stop: StopReason, called: bool) -> &'static str {
 }
 
 /// OpenAI's `usage` object.
-pub(crate) fn usage_object(usage: &Usage) -> serde_json::Value {
-    let prompt = usage.input_tokens.unwrap_or(0);
-    let completion = usage.output_tokens.unwrap_or(0);
-    serde_json::json!({
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": usage.total_tokens.unwrap_or(prompt.saturating_add(completion)),
-    })
+#[derive(Serialize)]
+pub(crate) struct UsageOut {
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    total_tokens: u64,
+}
+
+impl UsageOut {
+    /// The object for `usage`.
+    pub(crate) fn of(usage: &Usage) -> Self {
+        let prompt = usage.input_tokens.unwrap_or(0);
+        let completion = usage.output_tokens.unwrap_or(0);
+        Self {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            total_tokens: usage
+                .total_tokens
+                .unwrap_or(prompt.saturating_add(completion)),
+        }
+    }
 }
 
 /// Appends `value` as JSON. Writing these types to a `Vec` cannot fail; if it

@@ -11,22 +11,27 @@
 //! the next turn's text into the same client answer. `max_steps` bounds the
 //! rounds. A turn that also calls a client tool goes back to the client as it
 //! is: the server calls of that turn are not run (the client cannot send their
-//! results), and a line is logged.
+//! results), and a line is logged. A server-side call that breaks (arguments
+//! that are not one JSON object, or over `--max-call-bytes`) is answered to
+//! the model as an `isError` result, as the executor answers arguments that
+//! do not fit the tool's schema: the model sees why and may call again.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{Map, Value};
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::Value;
 use toolrouter_providers::{AdapterConfig, ErrorKind, StopReason, Usage};
 
+use super::chat_json::ChatJson;
 use super::error::ApiError;
-use super::handlers::ProxyState;
+use super::handlers::{ProxyState, read_off_thread};
 use super::meta::ChunkMeta;
 use super::record::RequestRecord;
 use super::turn::UpstreamTurn;
 use crate::convert::Dialect;
-use crate::core::{DetectEvent, ToolCall, ToolCatalog, ToolShape};
+use crate::core::{DetectEvent, Diagnostic, ToolCall, ToolCatalog, ToolShape, WireFormat};
 use crate::router::{RouteEvent, RouteSession};
 
 /// The most text of one turn kept for the assistant message of a follow-up.
@@ -37,9 +42,9 @@ pub(crate) struct Conversation {
     turn: UpstreamTurn,
     state: Arc<ProxyState>,
     /// The Chat Completions body, extended by each server-side round; empty
-    /// without server-side tools (nothing sends it again, and a parsed body
-    /// costs several times its size for as long as the answer streams).
-    body: Map<String, Value>,
+    /// without server-side tools (nothing sends it again). Shared with the
+    /// blocking thread that writes a large one for the upstream.
+    body: Arc<ChatJson>,
     catalog: Arc<ToolCatalog>,
     client_key: Option<String>,
     /// The server-side tools' names (empty: no server-side tools).
@@ -51,13 +56,24 @@ pub(crate) struct Conversation {
     scratch: Vec<RouteEvent>,
 }
 
+/// A server-side call begun in the current turn.
+struct StartedCall {
+    id: String,
+    name: String,
+    format: WireFormat,
+    ended: bool,
+}
+
 /// What the current turn did, for its follow-up.
 #[derive(Default)]
 struct Round {
     text: String,
-    /// The route indexes of its server-side calls, and the finished calls.
-    server_indexes: HashSet<usize>,
+    /// Its server-side calls by route index (those not ended yet are open).
+    server_started: HashMap<usize, StartedCall>,
+    /// The finished server-side calls.
     server_calls: Vec<ToolCall>,
+    /// The server-side calls that broke, with why: answered as errors.
+    broken: Vec<(ToolCall, String)>,
     client_called: bool,
     /// Its latest usage (an upstream may report it more than once a turn).
     usage: Usage,
@@ -68,19 +84,20 @@ impl Conversation {
     /// and `catalog` its tools; the server-side tools are added to both.
     pub(crate) async fn start(
         state: Arc<ProxyState>,
-        mut body: Map<String, Value>,
+        mut body: ChatJson,
         mut catalog: ToolCatalog,
         client_key: Option<String>,
         record: &mut RequestRecord,
     ) -> Result<Self, ApiError> {
-        let server_names = add_server_tools(&state, &mut body, &mut catalog);
+        let server_names = add_server_tools(&state, &mut body, &mut catalog)?;
         if state.server_tools.is_some() {
             record.with_server_tools();
         }
         let catalog = Arc::new(catalog);
+        let mut body = Arc::new(body);
         let turn = send(&state, &body, &catalog, client_key.as_deref(), record).await?;
         if server_names.is_empty() {
-            body = Map::new();
+            body = Arc::default();
         }
         Ok(Self {
             turn,
@@ -122,17 +139,31 @@ impl Conversation {
     fn route(&mut self, event: RouteEvent, out: &mut Vec<RouteEvent>) -> bool {
         match event {
             RouteEvent::Detect(DetectEvent::CallStart {
-                index, ref name, ..
-            }) if self.server_names.contains(name) => {
-                self.round.server_indexes.insert(index);
+                index,
+                id,
+                name,
+                format,
+            }) if self.server_names.contains(&name) => {
+                let call = StartedCall {
+                    id,
+                    name,
+                    format,
+                    ended: false,
+                };
+                self.round.server_started.insert(index, call);
             }
             RouteEvent::Detect(DetectEvent::ArgsDelta { index, .. })
-                if self.round.server_indexes.contains(&index) => {}
+                if self.round.server_started.contains_key(&index) => {}
             RouteEvent::Detect(DetectEvent::CallEnd { index, call })
-                if self.round.server_indexes.contains(&index) =>
+                if self.round.server_started.contains_key(&index) =>
             {
+                if let Some(started) = self.round.server_started.get_mut(&index) {
+                    started.ended = true;
+                }
                 self.round.server_calls.push(*call);
             }
+            RouteEvent::Detect(DetectEvent::Malformed { ref diagnostic })
+                if self.round.break_server_call(diagnostic) => {}
             RouteEvent::Detect(DetectEvent::CallStart { .. }) => {
                 self.round.client_called = true;
                 out.push(event);
@@ -152,14 +183,14 @@ impl Conversation {
             RouteEvent::Finish {
                 stop, error: None, ..
             } if stop != StopReason::MaxTokens
-                && !self.round.server_calls.is_empty()
+                && self.round.called_server()
                 && !self.round.client_called =>
             {
                 return true;
             }
-            RouteEvent::Finish { .. } if !self.round.server_calls.is_empty() => {
+            RouteEvent::Finish { .. } if self.round.called_server() => {
                 tracing::info!(
-                    calls = self.round.server_calls.len(),
+                    calls = self.round.server_calls.len() + self.round.broken.len(),
                     "a turn that also called a client tool, or was cut, ends with server-side calls not run"
                 );
                 out.push(event);
@@ -193,13 +224,27 @@ impl Conversation {
             futures::future::join_all(round.server_calls.iter().map(|c| hub.execute(c))).await;
         let mut record = self.turn.record().detach();
         record.tools_ran(round.server_calls.len(), started.elapsed());
-        let Some(Value::Array(messages)) = self.body.get_mut("messages") else {
+        if !self
+            .body
+            .get("messages")
+            .is_some_and(|m| super::raw_json::kind(m) == super::raw_json::Kind::Array)
+        {
             fail(out, "the request has no messages to continue".to_owned());
             return;
-        };
-        messages.extend(Dialect::OpenAiChat.assistant_turn(&round.text, &round.server_calls));
-        let pairs: Vec<_> = round.server_calls.iter().zip(results.iter()).collect();
+        }
+        let (broken, why): (Vec<ToolCall>, Vec<CallToolResult>) = round
+            .broken
+            .into_iter()
+            .map(|(call, why)| (call, CallToolResult::error(vec![ContentBlock::text(why)])))
+            .unzip();
+        let calls: Vec<ToolCall> = round.server_calls.into_iter().chain(broken).collect();
+        let mut messages = Dialect::OpenAiChat.assistant_turn(&round.text, &calls);
+        let pairs: Vec<_> = calls.iter().zip(results.iter().chain(why.iter())).collect();
         messages.extend(Dialect::OpenAiChat.result_messages(&pairs));
+        if let Err(error) = Arc::make_mut(&mut self.body).extend_array("messages", &messages) {
+            fail(out, api_message(&error));
+            return;
+        }
         match send(
             &self.state,
             &self.body,
@@ -212,13 +257,7 @@ impl Conversation {
             Ok(turn) => self.turn = turn,
             Err(error) => {
                 *self.turn.record() = record;
-                let message = error
-                    .error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the upstream refused the follow-up request")
-                    .to_owned();
-                fail(out, message);
+                fail(out, api_message(&error));
             }
         }
     }
@@ -234,6 +273,50 @@ impl Conversation {
     }
 }
 
+impl Round {
+    /// Whether the turn called server-side tools (its calls completed or
+    /// broke).
+    fn called_server(&self) -> bool {
+        !self.server_calls.is_empty() || !self.broken.is_empty()
+    }
+
+    /// A `Malformed` diagnostic: when it is the break of a server-side call
+    /// still open (its tool and dialect), that call is kept to be answered as
+    /// an error (`true`: the client does not see the diagnostic, which is not
+    /// about its calls).
+    fn break_server_call(&mut self, diagnostic: &Diagnostic) -> bool {
+        let Some(name) = diagnostic.name.as_deref() else {
+            return false;
+        };
+        let open = self
+            .server_started
+            .iter_mut()
+            .filter(|(_, c)| !c.ended && c.name == name && c.format == diagnostic.format)
+            .min_by_key(|(index, _)| **index);
+        let Some((_, call)) = open else {
+            return false;
+        };
+        call.ended = true;
+        let why = format!(
+            "invalid arguments for tool `{name}`: {} (the call was not run)",
+            diagnostic.message
+        );
+        let call = ToolCall::new(call.id.clone(), name, None, call.format);
+        self.broken.push((call, why));
+        true
+    }
+}
+
+/// The message of an error answer.
+fn api_message(error: &ApiError) -> String {
+    error
+        .error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("the upstream refused the follow-up request")
+        .to_owned()
+}
+
 /// Ends the client's answer with an error.
 fn fail(out: &mut Vec<RouteEvent>, message: String) {
     out.push(RouteEvent::ProviderError {
@@ -247,18 +330,22 @@ fn fail(out: &mut Vec<RouteEvent>, message: String) {
     });
 }
 
-/// Sends `body` upstream and routes its answer.
+/// Sends `body` upstream and routes its answer. A large body is written
+/// for the upstream on a blocking thread, as it was read.
 async fn send(
     state: &ProxyState,
-    body: &Map<String, Value>,
+    body: &Arc<ChatJson>,
     catalog: &Arc<ToolCatalog>,
     client_key: Option<&str>,
     record: &mut RequestRecord,
 ) -> Result<UpstreamTurn, ApiError> {
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
+    let model = body.get_str("model").unwrap_or_default();
+    let shape = state.shape();
+    let shared = Arc::clone(body);
+    let sent = read_off_thread(body.text_len(), move || shape.body(&shared)).await?;
     let bytes = state
         .upstream
-        .post_chat(model, state.shape().body(body)?, client_key, record)
+        .post_chat(&model, sent, client_key, record)
         .await?;
     let session = RouteSession::with_adapter_config(
         state.wire,
@@ -278,11 +365,11 @@ async fn send(
 /// `tools` and to `catalog`; their names.
 fn add_server_tools(
     state: &ProxyState,
-    body: &mut Map<String, Value>,
+    body: &mut ChatJson,
     catalog: &mut ToolCatalog,
-) -> HashSet<String> {
+) -> Result<HashSet<String>, ApiError> {
     let Some(hub) = state.server_tools.as_ref() else {
-        return HashSet::new();
+        return Ok(HashSet::new());
     };
     let tools: Vec<_> = hub
         .registry()
@@ -291,25 +378,18 @@ fn add_server_tools(
         .filter(|tool| !catalog.contains(&tool.name))
         .collect();
     if tools.is_empty() {
-        return HashSet::new();
+        return Ok(HashSet::new());
     }
     for tool in &tools {
         catalog.insert(&tool.name, ToolShape::from_input_schema(&tool.input_schema));
     }
     let declared = Dialect::OpenAiChat.declare(&tools).value;
-    let list = body
-        .entry("tools")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    if !list.is_array() {
-        *list = Value::Array(Vec::new());
-    }
-    if let (Value::Array(list), Value::Array(declared)) = (list, declared) {
-        list.extend(declared);
-    }
-    tools
+    let declared = declared.as_array().map_or(&[][..], Vec::as_slice);
+    body.extend_array("tools", declared)?;
+    Ok(tools
         .into_iter()
         .map(|tool| tool.name.to_string())
-        .collect()
+        .collect())
 }
 
 /// Adds `more` to the running total.

@@ -28,6 +28,7 @@
 
 mod anthropic;
 mod chat_body;
+mod chat_json;
 mod chunks;
 mod completion;
 mod conversation;
@@ -37,6 +38,7 @@ mod handlers;
 mod meta;
 mod models;
 mod options;
+mod raw_json;
 mod record;
 mod request;
 mod responses;
@@ -52,6 +54,11 @@ mod upstream;
 
 #[cfg(test)]
 mod tests;
+
+/// The doors' request readers, for the fuzz targets only.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzzing;
 
 pub use error::ProxyError;
 pub use options::{

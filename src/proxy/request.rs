@@ -2,13 +2,15 @@
 //! proxy needs from it (streaming or not, usage asked for, the tools the
 //! detector must know) and the body that goes upstream.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
+use super::chat_json::ChatJson;
 use super::error::ApiError;
+use super::raw_json::{self, Kind};
 use toolrouter_providers::Wire;
 
 use super::{text_tools, to_anthropic, to_bedrock, to_gemini, to_ollama, to_responses};
-use crate::core::{JsonObject, ToolCatalog, ToolShape, echo};
+use crate::core::{ToolCatalog, ToolShape, echo};
 
 /// A client's request, checked.
 #[derive(Debug)]
@@ -24,7 +26,7 @@ pub(crate) struct ChatRequest {
     pub(crate) catalog: ToolCatalog,
     /// The request as sent upstream, before it is shaped for the upstream
     /// ([`UpstreamShape::body`]): the client's, always streaming.
-    pub(crate) body: Map<String, Value>,
+    pub(crate) body: ChatJson,
 }
 
 impl ChatRequest {
@@ -32,45 +34,47 @@ impl ChatRequest {
     /// with two changes: `stream` is always `true` (the proxy reads every
     /// answer as a stream), and a client that did not ask for a stream gets
     /// `stream_options.include_usage`, so its one answer can carry `usage`.
-    pub(crate) fn read(body: &[u8]) -> Result<Self, ApiError> {
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
-            ApiError::bad_request(format!("the request body is not valid JSON: {e}"), None)
-        })?;
-        let Value::Object(mut object) = value else {
+    /// Only the fields the proxy reads are parsed; the others stay text.
+    pub(crate) fn read(body: Vec<u8>) -> Result<Self, ApiError> {
+        let text = String::from_utf8(body).map_err(|e| raw_json::not_json(e.utf8_error()))?;
+        let Some(mut body) = ChatJson::parse(text)? else {
             return Err(ApiError::bad_request(
                 "the request body must be a JSON object",
                 None,
             ));
         };
-        if !object.get("messages").is_some_and(Value::is_array) {
+        if !body
+            .get("messages")
+            .is_some_and(|m| raw_json::kind(m) == Kind::Array)
+        {
             return Err(ApiError::bad_request(
                 "`messages` must be an array of messages",
                 Some("messages"),
             ));
         }
-        let model = match object.get("model") {
-            Some(Value::String(model)) => model.clone(),
-            None | Some(Value::Null) => String::new(),
-            Some(_) => {
-                return Err(ApiError::bad_request(
-                    "`model` must be a string",
-                    Some("model"),
-                ));
-            }
+        let model = match body.get("model") {
+            None => String::new(),
+            Some(model) if raw_json::is_null(model) => String::new(),
+            Some(model) => match raw_json::string(model) {
+                Some(model) => model.into_owned(),
+                None => {
+                    return Err(ApiError::bad_request(
+                        "`model` must be a string",
+                        Some("model"),
+                    ));
+                }
+            },
         };
-        let stream = match object.get("stream") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(stream)) => *stream,
-            Some(_) => {
-                return Err(ApiError::bad_request(
-                    "`stream` must be a boolean",
-                    Some("stream"),
-                ));
-            }
+        let stream = match body.get("stream") {
+            None => false,
+            Some(stream) if raw_json::is_null(stream) => false,
+            Some(stream) => raw_json::boolean(stream).ok_or_else(|| {
+                ApiError::bad_request("`stream` must be a boolean", Some("stream"))
+            })?,
         };
-        match object.get("n") {
-            None | Some(Value::Null) => {}
-            Some(n) if n.as_u64() == Some(1) => {}
+        match body.get("n") {
+            None => {}
+            Some(n) if raw_json::is_null(n) || raw_json::unsigned(n) == Some(1) => {}
             Some(_) => {
                 return Err(ApiError::bad_request(
                     "the proxy answers with one choice: `n` must be 1",
@@ -78,25 +82,24 @@ impl ChatRequest {
                 ));
             }
         }
-        let catalog = read_catalog(&object)?;
+        let catalog = read_catalog(&body)?;
         let include_usage = stream
-            && object
-                .get("stream_options")
-                .and_then(|o| o.get("include_usage"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-        object.insert("stream".to_owned(), Value::Bool(true));
+            && match body.get("stream_options") {
+                Some(options) => raw_json::get(options, "include_usage")?
+                    .and_then(raw_json::boolean)
+                    .unwrap_or(false),
+                None => false,
+            };
+        body.set("stream", "true")?;
         if !stream {
-            let mut options = Map::new();
-            options.insert("include_usage".to_owned(), Value::Bool(true));
-            object.insert("stream_options".to_owned(), Value::Object(options));
+            body.set("stream_options", r#"{"include_usage":true}"#)?;
         }
         Ok(Self {
             stream,
             include_usage,
             model,
             catalog,
-            body: object,
+            body,
         })
     }
 }
@@ -121,13 +124,7 @@ impl UpstreamShape {
     /// ([`to_anthropic::messages_body`], [`to_gemini::generate_body`],
     /// [`to_ollama::chat_body`], [`to_bedrock::converse_body`],
     /// [`to_responses::responses_body`]).
-    pub(crate) fn body(self, object: &Map<String, Value>) -> Result<Vec<u8>, ApiError> {
-        let mut owned = None;
-        if self.text_tools {
-            let mut taught = object.clone();
-            text_tools::teach(&mut taught, self.max_request_bytes)?;
-            owned = Some(taught);
-        }
+    pub(crate) fn body(self, chat: &ChatJson) -> Result<Vec<u8>, ApiError> {
         type Translate = fn(&Map<String, Value>) -> Result<Map<String, Value>, ApiError>;
         let translate: Option<Translate> = match self.wire {
             Wire::Anthropic => Some(to_anthropic::messages_body),
@@ -137,10 +134,18 @@ impl UpstreamShape {
             Wire::OpenAiResponses => Some(to_responses::responses_body),
             _ => None,
         };
-        if let Some(translate) = translate {
-            owned = Some(translate(owned.as_ref().unwrap_or(object))?);
+        if !self.text_tools && translate.is_none() {
+            // The body as it came, with `stream` set: never a tree.
+            return Ok(chat.to_vec());
         }
-        serde_json::to_vec(owned.as_ref().unwrap_or(object)).map_err(|e| {
+        let mut tree = chat.to_tree()?;
+        if self.text_tools {
+            text_tools::teach(&mut tree, self.max_request_bytes)?;
+        }
+        if let Some(translate) = translate {
+            tree = translate(&tree)?;
+        }
+        serde_json::to_vec(&tree).map_err(|e| {
             ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
         })
     }
@@ -149,66 +154,162 @@ impl UpstreamShape {
 /// The tools the detector must know: every `{"type": "function", "function":
 /// {"name", "parameters"}}` of `tools`, and the deprecated `functions`.
 /// Tools of other types are passed upstream and not detected in text.
-fn read_catalog(object: &Map<String, Value>) -> Result<ToolCatalog, ApiError> {
+fn read_catalog(body: &ChatJson) -> Result<ToolCatalog, ApiError> {
     let mut catalog = ToolCatalog::new();
-    let empty = JsonObject::new();
-    let list = |key: &str| match object.get(key) {
-        None | Some(Value::Null) => Ok(&[][..]),
-        Some(Value::Array(items)) => Ok(items.as_slice()),
+    let list = |key: &str| match body.get(key) {
+        None => Ok(None),
+        Some(list) if raw_json::is_null(list) => Ok(None),
+        Some(list) if raw_json::kind(list) == Kind::Array => Ok(Some(list)),
         Some(_) => Err(ApiError::bad_request(
             format!("`{key}` must be an array"),
             Some(key),
         )),
     };
-    for (idx, tool) in list("tools")?.iter().enumerate() {
-        let kind = tool
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("function");
-        if kind != "function" {
-            continue;
-        }
-        let function = tool.get("function").ok_or_else(|| {
-            ApiError::bad_request(
-                format!("tool {idx} has no `function`"),
-                Some(&format!("tools[{idx}].function")),
-            )
+    if let Some(tools) = list("tools")? {
+        raw_json::each(tools, |idx, tool| {
+            let [kind, function] = raw_json::pick(tool, ["type", "function"])?.unwrap_or_default();
+            let kind = kind.and_then(raw_json::string);
+            if kind.as_deref().unwrap_or("function") != "function" {
+                return Ok(());
+            }
+            let Some(function) = function else {
+                return Err(ApiError::bad_request(
+                    format!("tool {idx} has no `function`"),
+                    Some(&format!("tools[{idx}].function")),
+                ));
+            };
+            add_function(&mut catalog, function, &format!("tools[{idx}].function"))
         })?;
-        add_function(
-            &mut catalog,
-            function,
-            &empty,
-            &format!("tools[{idx}].function"),
-        )?;
     }
-    for (idx, function) in list("functions")?.iter().enumerate() {
-        add_function(&mut catalog, function, &empty, &format!("functions[{idx}]"))?;
+    if let Some(functions) = list("functions")? {
+        raw_json::each(functions, |idx, function| {
+            add_function(&mut catalog, function, &format!("functions[{idx}]"))
+        })?;
     }
     Ok(catalog)
 }
 
-fn add_function(
-    catalog: &mut ToolCatalog,
-    function: &Value,
-    empty: &JsonObject,
-    param: &str,
-) -> Result<(), ApiError> {
-    let Some(name) = function.get("name").and_then(Value::as_str) else {
+fn add_function(catalog: &mut ToolCatalog, function: &str, param: &str) -> Result<(), ApiError> {
+    let [name, parameters] = raw_json::pick(function, ["name", "parameters"])?.unwrap_or_default();
+    let Some(name) = name.and_then(raw_json::string) else {
         return Err(ApiError::bad_request(
             "a function tool needs a `name` string",
             Some(&format!("{param}.name")),
         ));
     };
-    let schema = match function.get("parameters") {
-        Some(Value::Object(schema)) => schema,
-        None | Some(Value::Null) => empty,
+    let shape = match parameters {
+        None => ToolShape::default(),
+        Some(schema) if raw_json::is_null(schema) => ToolShape::default(),
+        Some(schema) if raw_json::kind(schema) == Kind::Object => shape_of(schema)?,
         Some(_) => {
             return Err(ApiError::bad_request(
-                format!("the parameters of `{}` must be an object", echo(name)),
+                format!("the parameters of `{}` must be an object", echo(&name)),
                 Some(&format!("{param}.parameters")),
             ));
         }
     };
-    catalog.insert(name, ToolShape::from_input_schema(schema));
+    catalog.insert(&name, shape);
     Ok(())
+}
+
+/// The detector's view of a tool from its input schema's JSON text (an
+/// object), as `ToolShape::from_input_schema` reads the schema, without a
+/// tree of it: each property is read alone, as far as its type goes
+/// ([`property_schema`]).
+pub(crate) fn shape_of(schema: &str) -> Result<ToolShape, ApiError> {
+    let mut shape = ToolShape::default();
+    if let Some(properties) = raw_json::get(schema, "properties")? {
+        raw_json::fields(properties, |name, property| {
+            shape.add_property(name.into_owned(), &property_schema(property)?);
+            Ok(())
+        })?;
+    }
+    Ok(shape)
+}
+
+/// The type names a schema's `type` may give.
+const TYPE_NAMES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
+
+/// The parts of a property's schema its parameter type is read from, cut to
+/// what decides it: `type` (a name, or a list of at most two names and
+/// `null`: a list of two or more names reads as "any"), `anyOf` or `oneOf`
+/// (at most two named branches, a branch that names no type, `null`, and an
+/// unknown name), and whether `enum` or `const` is there. The schema's other
+/// parts, however large, are skipped unread.
+fn property_schema(text: &str) -> Result<Value, ApiError> {
+    let mut out = Map::new();
+    let Some([kind, any_of, one_of, enum_, const_]) =
+        raw_json::pick(text, ["type", "anyOf", "oneOf", "enum", "const"])?
+    else {
+        return Ok(Value::Object(out));
+    };
+    let name_of = |name: &str| {
+        if name == "null" || TYPE_NAMES.contains(&name) {
+            name.to_owned()
+        } else {
+            "unknown".to_owned()
+        }
+    };
+    match kind.map(|t| (raw_json::kind(t), t)) {
+        Some((Kind::String, t)) => {
+            let name = raw_json::string(t).unwrap_or_default();
+            out.insert("type".to_owned(), Value::String(name_of(&name)));
+            return Ok(Value::Object(out));
+        }
+        Some((Kind::Array, t)) => {
+            let (mut names, mut null) = (Vec::new(), false);
+            raw_json::each(t, |_, name| {
+                match raw_json::string(name).as_deref() {
+                    Some("null") => null = true,
+                    Some(name) if TYPE_NAMES.contains(&name) && names.len() < 2 => {
+                        names.push(Value::String(name.to_owned()))
+                    }
+                    _ => {}
+                }
+                Ok(())
+            })?;
+            if null {
+                names.push(json!("null"));
+            }
+            out.insert("type".to_owned(), Value::Array(names));
+            return Ok(Value::Object(out));
+        }
+        _ => {}
+    }
+    let branches = match (any_of, one_of) {
+        (Some(branches), _) => Some(("anyOf", branches)),
+        (None, Some(branches)) => Some(("oneOf", branches)),
+        (None, None) => None,
+    };
+    if let Some((key, branches)) = branches {
+        let (mut named, mut untyped, mut null, mut unknown) = (Vec::new(), false, false, false);
+        raw_json::each(branches, |_, branch| {
+            let name = raw_json::get(branch, "type")?.and_then(raw_json::string);
+            match name.as_deref() {
+                None => untyped = true,
+                Some("null") => null = true,
+                Some(name) if TYPE_NAMES.contains(&name) => {
+                    if named.len() < 2 {
+                        named.push(json!({"type": name}));
+                    }
+                }
+                Some(_) => unknown = true,
+            }
+            Ok(())
+        })?;
+        let mut cut = if untyped { vec![json!({})] } else { named };
+        if unknown && !untyped {
+            cut.push(json!({"type": "unknown"}));
+        }
+        if null {
+            cut.push(json!({"type": "null"}));
+        }
+        out.insert(key.to_owned(), Value::Array(cut));
+    }
+    for (key, given) in [("enum", enum_), ("const", const_)] {
+        if given.is_some() {
+            out.insert(key.to_owned(), Value::Null);
+        }
+    }
+    Ok(Value::Object(out))
 }

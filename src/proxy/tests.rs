@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use toolrouter_providers::Wire;
 
 use super::chunks::ChunkWriter;
-use super::completion::CompletionBuilder;
+use super::completion::{Completion, CompletionBuilder};
 use super::error::ApiError;
 use super::meta::{ChunkMeta, MetaSniffer};
 use super::request::{ChatRequest, UpstreamShape};
@@ -248,7 +248,7 @@ fn a_stream_without_a_finish_ends_with_a_truncation_error() {
 }
 
 /// The one-piece answer for `stream`.
-fn check_completion(stream: &str) -> Result<Value, ApiError> {
+fn check_completion(stream: &str) -> Result<Completion, ApiError> {
     let mut builder = CompletionBuilder::default();
     builder.push(&mut routed(stream));
     builder.build(meta())
@@ -256,10 +256,13 @@ fn check_completion(stream: &str) -> Result<Value, ApiError> {
 
 #[test]
 fn a_one_piece_answer_keeps_completed_calls_and_gives_broken_markup_back_as_text() {
-    let good = check_completion(&sse(
-        &["Sure.", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call>"],
-        Some("stop"),
-    ))
+    let good = serde_json::to_value(
+        check_completion(&sse(
+            &["Sure.", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call>"],
+            Some("stop"),
+        ))
+        .unwrap(),
+    )
     .unwrap();
     let message = &good["choices"][0]["message"];
     assert_eq!(message["content"], "Sure.");
@@ -271,7 +274,8 @@ fn a_one_piece_answer_keeps_completed_calls_and_gives_broken_markup_back_as_text
 
     let broken =
         "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": Paris}}</tool_call>";
-    let answer = check_completion(&sse(&[broken], Some("stop"))).unwrap();
+    let answer =
+        serde_json::to_value(check_completion(&sse(&[broken], Some("stop"))).unwrap()).unwrap();
     let message = &answer["choices"][0]["message"];
     assert_eq!(message["content"], broken);
     assert!(message.get("tool_calls").is_none());
@@ -285,7 +289,7 @@ fn a_one_piece_answer_keeps_completed_calls_and_gives_broken_markup_back_as_text
 #[test]
 fn requests_are_read_once_and_go_upstream_streaming() {
     let check = |body: Value, stream: bool, include_usage: bool, tools: &[&str]| {
-        let request = ChatRequest::read(body.to_string().as_bytes()).unwrap();
+        let request = ChatRequest::read(body.to_string().into_bytes()).unwrap();
         assert_eq!(request.stream, stream, "{body}");
         assert_eq!(request.include_usage, include_usage, "{body}");
         let mut names: Vec<&str> = request.catalog.names().collect();
@@ -458,7 +462,7 @@ fn a_gemini_signature_rides_on_its_calls_first_delta_and_in_the_whole_answer() {
 
     let mut builder = CompletionBuilder::default();
     builder.push(&mut gemini_routed(GEMINI_SIGNED));
-    let answer = builder.build(meta()).unwrap();
+    let answer = serde_json::to_value(builder.build(meta()).unwrap()).unwrap();
     let calls = &answer["choices"][0]["message"]["tool_calls"];
     assert_eq!(
         calls[0]["extra_content"],
@@ -466,4 +470,53 @@ fn a_gemini_signature_rides_on_its_calls_first_delta_and_in_the_whole_answer() {
     );
     assert_eq!(calls[0]["function"]["name"], "get_weather");
     assert!(calls[1].get("extra_content").is_none(), "{calls}");
+}
+
+/// An OpenAI stream of one structured call to `get_weather` with
+/// `arguments`, ended by `finish_reason: tool_calls`.
+fn structured_call(arguments: &str) -> String {
+    let start = json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0,
+        "id": "c1", "function": {"name": "get_weather", "arguments": arguments}}]}}]});
+    let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+    format!("data: {start}\n\ndata: {end}\n\ndata: [DONE]\n\n")
+}
+
+#[test]
+fn a_structured_call_that_breaks_fails_the_one_piece_answer_as_the_stream() {
+    for arguments in ["[1,2]", "{\"city\": Paris}", "\"Paris\""] {
+        let error = check_completion(&structured_call(arguments)).unwrap_err();
+        assert_eq!(error.status, 502, "{arguments}");
+        assert_eq!(error.error["code"], "incomplete_tool_call", "{arguments}");
+        let message = error.error["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("the model's call to `get_weather` did not complete"),
+            "{message}"
+        );
+        let frames = check_stream(&structured_call(arguments), false);
+        assert_eq!(
+            frames.last().unwrap()["error"]["code"],
+            "incomplete_tool_call"
+        );
+    }
+    let good = check_completion(&structured_call("{\"city\": \"Paris\"}")).unwrap();
+    let good = serde_json::to_value(&good).unwrap();
+    assert_eq!(good["choices"][0]["finish_reason"], "tool_calls");
+    assert_eq!(
+        good["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"],
+        "{\"city\":\"Paris\"}"
+    );
+}
+
+#[test]
+fn tool_calls_is_the_finish_reason_only_of_an_answer_with_calls() {
+    use super::chunks::finish_reason;
+    use toolrouter_providers::StopReason;
+    assert_eq!(finish_reason(StopReason::ToolUse, true), "tool_calls");
+    assert_eq!(finish_reason(StopReason::ToolUse, false), "stop");
+    assert_eq!(finish_reason(StopReason::EndTurn, true), "tool_calls");
+    assert_eq!(finish_reason(StopReason::MaxTokens, true), "length");
+    assert_eq!(
+        finish_reason(StopReason::ContentFilter, true),
+        "content_filter"
+    );
 }

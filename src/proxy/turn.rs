@@ -105,6 +105,16 @@ pub(crate) trait FrameWriter: Send + 'static {
     /// (`upstream_truncated`, `incomplete_tool_call`, …).
     fn failure(&self) -> Option<&'static str>;
 
+    /// Writes to `out` the frames held back, if any wait: `false` when none
+    /// do. A writer may hold back events that repeat a large part of the
+    /// answer (a whole output item, the whole answer), to write each in its
+    /// own frame once the client has read the one before: the answer is then
+    /// held once, not once per event that repeats it.
+    fn held(&mut self, out: &mut Vec<u8>) -> bool {
+        let _ = out;
+        false
+    }
+
     /// Writes the frames of one event to `out`; `meta` gives the answer's
     /// metadata when the first frame is written.
     fn write_event(&mut self, event: RouteEvent, meta: &dyn Fn() -> ChunkMeta, out: &mut Vec<u8>);

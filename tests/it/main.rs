@@ -17,6 +17,7 @@ mod peer_vectors;
 mod proxy;
 mod proxy_anthropic;
 mod proxy_anthropic_upstream;
+mod proxy_broken_calls;
 mod proxy_cli;
 mod proxy_faults;
 mod proxy_gemini_upstream;

@@ -13,14 +13,25 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use self::request::MessagesRequest;
 use self::stream::EventWriter;
+use super::completion::Completion;
 use super::conversation::Conversation;
 use super::error::ApiError;
-use super::handlers::{ProxyState, client_key, complete_turn, read_body, serve_door, stream};
+use super::handlers::{
+    ProxyState, client_key, complete_turn, json_response, read_body, read_off_thread, serve_door,
+    stream,
+};
 use super::record::{Door, RequestRecord};
+
+/// Reads a Messages body into the Chat Completions body it translates into
+/// (the fuzz targets' entry).
+#[cfg(fuzzing)]
+pub(crate) fn read_messages_request(body: &[u8]) -> Result<super::chat_json::ChatJson, ApiError> {
+    MessagesRequest::read(body).map(|read| read.body)
+}
 
 /// `POST /v1/messages`.
 pub(crate) async fn messages(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
@@ -41,8 +52,7 @@ async fn handle(
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let request = MessagesRequest::read(&body)?;
-    drop(body);
+    let request = read_off_thread(body.len(), move || MessagesRequest::read(&body)).await?;
     record.request(&request.model, request.stream);
     let turn = Conversation::start(
         Arc::clone(state),
@@ -62,61 +72,108 @@ async fn handle(
 /// The answer in one piece: the OpenAI door's completion, as a `message`.
 async fn complete(turn: Conversation, model: &str) -> Result<Response, ApiError> {
     let completion = complete_turn(turn, model).await?;
-    let message = message_of(&completion);
-    Ok((
-        [(http::header::CONTENT_TYPE, "application/json")],
-        message.to_string(),
-    )
-        .into_response())
+    Ok(json_response(
+        &MessageOut(&completion),
+        completion.text_len(),
+    ))
 }
 
-/// A `chat.completion` as an Anthropic `message`: a `thinking` block for the
-/// reasoning, a `text` block for the text and the refusal, a `tool_use` block
-/// per call.
-fn message_of(completion: &Value) -> Value {
-    let choice = &completion["choices"][0];
-    let message = &choice["message"];
-    let mut content = Vec::new();
-    if let Some(reasoning) = message["reasoning_content"].as_str() {
-        content.push(json!({"type": "thinking", "thinking": reasoning, "signature": ""}));
+/// A [`Completion`] as an Anthropic `message`: a `thinking` block for the
+/// reasoning, a `text` block for the text and the refusal, a `tool_use`
+/// block per call (its `input` the call's arguments), written from the
+/// completion's fields.
+struct MessageOut<'a>(&'a Completion);
+
+impl serde::Serialize for MessageOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let completion = self.0;
+        let mut content = Vec::new();
+        if !completion.reasoning.is_empty() {
+            content.push(Block::Thinking {
+                thinking: &completion.reasoning,
+                signature: "",
+            });
+        }
+        if !completion.content.is_empty() || !completion.refusal.is_empty() {
+            content.push(Block::Text {
+                text: TextOf(&completion.content, &completion.refusal),
+            });
+        }
+        for call in &completion.calls {
+            // The arguments are a JSON object's text (the router read them).
+            let input = serde_json::from_str(&call.arguments).ok();
+            content.push(Block::ToolUse {
+                id: &call.id,
+                name: &call.name,
+                input: Input(input),
+            });
+        }
+        let stop = match completion.finish_reason() {
+            "tool_calls" => "tool_use",
+            "length" => "max_tokens",
+            "content_filter" => "refusal",
+            _ => "end_turn",
+        };
+        let usage = completion.usage.as_ref();
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("id", &message_id(&completion.meta.id))?;
+        map.serialize_entry("type", "message")?;
+        map.serialize_entry("role", "assistant")?;
+        map.serialize_entry("model", &completion.meta.model)?;
+        map.serialize_entry("content", &content)?;
+        map.serialize_entry("stop_reason", stop)?;
+        map.serialize_entry("stop_sequence", &())?;
+        map.serialize_entry(
+            "usage",
+            &json!({
+                "input_tokens": usage.and_then(|u| u.input_tokens).unwrap_or(0),
+                "output_tokens": usage.and_then(|u| u.output_tokens).unwrap_or(0),
+            }),
+        )?;
+        map.end()
     }
-    let text = [&message["content"], &message["refusal"]]
-        .iter()
-        .filter_map(|v| v.as_str())
-        .collect::<String>();
-    if !text.is_empty() {
-        content.push(json!({"type": "text", "text": text}));
+}
+
+/// A call's `input`: its arguments' JSON text, or `{}` when it cannot be
+/// read back.
+struct Input<'a>(Option<&'a serde_json::value::RawValue>);
+
+impl serde::Serialize for Input<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(raw) => raw.serialize(s),
+            None => serde::ser::SerializeMap::end(s.serialize_map(Some(0))?),
+        }
     }
-    let calls = message["tool_calls"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice);
-    for call in calls {
-        let arguments = call["function"]["arguments"].as_str().unwrap_or("{}");
-        let input: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
-        content.push(json!({
-            "type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": input,
-        }));
+}
+
+/// A message's content block.
+#[derive(serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Thinking {
+        thinking: &'a str,
+        signature: &'static str,
+    },
+    Text {
+        text: TextOf<'a>,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Input<'a>,
+    },
+}
+
+/// The text and the refusal, as one string (Anthropic has no refusal
+/// field).
+struct TextOf<'a>(&'a str, &'a str);
+
+impl serde::Serialize for TextOf<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}{}", self.0, self.1))
     }
-    let stop = match choice["finish_reason"].as_str() {
-        Some("tool_calls") => "tool_use",
-        Some("length") => "max_tokens",
-        Some("content_filter") => "refusal",
-        _ => "end_turn",
-    };
-    let usage = &completion["usage"];
-    json!({
-        "id": message_id(completion["id"].as_str().unwrap_or("")),
-        "type": "message",
-        "role": "assistant",
-        "model": completion["model"],
-        "content": content,
-        "stop_reason": stop,
-        "stop_sequence": null,
-        "usage": {
-            "input_tokens": usage["prompt_tokens"].as_u64().unwrap_or(0),
-            "output_tokens": usage["completion_tokens"].as_u64().unwrap_or(0),
-        },
-    })
 }
 
 /// The message id for the upstream's completion id: `msg_` and the id
@@ -186,7 +243,7 @@ pub(crate) fn anthropic_error(error: &ApiError) -> Response {
 
 /// The body of an error answer in Anthropic's shape,
 /// `{"type": "error", "error": {"type", "message"}}`.
-pub(crate) fn anthropic_body(error: &ApiError) -> Value {
+pub(crate) fn anthropic_body(error: &ApiError) -> serde_json::Value {
     let message = error.error["message"]
         .as_str()
         .unwrap_or("the request failed");

@@ -237,11 +237,11 @@ impl EventWriter {
     }
 }
 
-/// Anthropic's `stop_reason` for a normalised stop; `called`: a call completed.
+/// Anthropic's `stop_reason` for a normalised stop; `called`: a call
+/// completed (`tool_use` only then).
 pub(crate) fn stop_reason(stop: StopReason, called: bool) -> &'static str {
     match stop {
         StopReason::MaxTokens => "max_tokens",
-        StopReason::ToolUse => "tool_use",
         _ if called => "tool_use",
         StopReason::StopSequence => "stop_sequence",
         StopReason::ContentFilter | StopReason::Refusal => "refusal",

@@ -14,16 +14,34 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
+use toolrouter_providers::{StopReason, Usage};
 
 pub(crate) use self::items::ItemStore;
+use self::items::{OutputItem, Part, Status};
 use self::request::ResponsesRequest;
 use self::stream::ResponseWriter;
+use super::completion::Completion;
 use super::conversation::Conversation;
 use super::error::ApiError;
-use super::handlers::{ProxyState, client_key, complete_turn, read_body, serve_door, stream};
+use super::handlers::{
+    ProxyState, client_key, complete_turn, json_response, read_body, read_off_thread, serve_door,
+    stream,
+};
 use super::meta::ChunkMeta;
 use super::record::{Door, RequestRecord};
+
+/// Reads a Responses body into the Chat Completions body it translates into
+/// (the fuzz targets' entry).
+#[cfg(fuzzing)]
+pub(crate) fn read_responses_request(
+    body: &[u8],
+    items: &ItemStore,
+) -> Result<super::chat_json::ChatJson, ApiError> {
+    ResponsesRequest::read(body, items).map(|read| read.body)
+}
 
 /// `POST /v1/responses`.
 pub(crate) async fn responses(State(state): State<Arc<ProxyState>>, request: Request) -> Response {
@@ -44,8 +62,9 @@ async fn handle(
     let client_key = client_key(request.headers());
     let body = read_body(request.into_body(), state.max_request_bytes).await?;
     tracing::trace!(body = %String::from_utf8_lossy(&body), "request body");
-    let request = ResponsesRequest::read(&body, &state.items)?;
-    drop(body);
+    let items = Arc::clone(&state.items);
+    let request =
+        read_off_thread(body.len(), move || ResponsesRequest::read(&body, &items)).await?;
     record.request(&request.model, request.stream);
     let turn = Conversation::start(
         Arc::clone(state),
@@ -60,15 +79,22 @@ async fn handle(
         Ok(stream(turn, writer, request.model))
     } else {
         let completion = complete_turn(turn, &request.model).await?;
-        let response = response_of(&completion, &request.echo);
-        if let Some(Value::Array(output)) = response.get("output") {
-            state.items.keep(output);
-        }
-        Ok((
-            [(http::header::CONTENT_TYPE, "application/json")],
-            response.to_string(),
-        )
-            .into_response())
+        let usage = completion.usage.clone();
+        let (head, status, output) = response_of(completion);
+        let text_len = request.echo.len() + output.iter().map(|i| i.text_len()).sum::<usize>();
+        let response = json_response(
+            &ResponseOut {
+                head: &head,
+                status,
+                output: &output,
+                usage: usage.as_ref(),
+                error: None,
+                echo: &request.echo,
+            },
+            text_len,
+        );
+        state.items.keep(output.iter());
+        Ok(response)
     }
 }
 
@@ -107,136 +133,185 @@ impl Head {
     fn of(meta: &ChunkMeta) -> Self {
         Self::new(&meta.id, &meta.model, meta.created)
     }
+}
 
-    /// A `response` object: `status`, its `output` items, `usage`, the
-    /// request's settings (`echo`) and, for a failed one, its `error`.
-    pub(crate) fn response(
-        &self,
-        echo: &Map<String, Value>,
-        status: &str,
-        output: Vec<Value>,
-        usage: Value,
-        error: Value,
-    ) -> Value {
-        let mut object = Map::new();
-        object.insert("id".to_owned(), json!(self.id));
-        object.insert("object".to_owned(), json!("response"));
-        object.insert("created_at".to_owned(), json!(self.created_at));
-        object.insert("status".to_owned(), json!(status));
-        object.insert("model".to_owned(), json!(self.model));
-        object.insert("output".to_owned(), Value::Array(output));
-        object.insert("error".to_owned(), error);
-        let incomplete = match status {
-            "incomplete" => json!({"reason": "max_output_tokens"}),
-            _ => Value::Null,
-        };
-        object.insert("incomplete_details".to_owned(), incomplete);
-        object.insert("usage".to_owned(), usage);
-        for (key, value) in echo {
-            object.insert(key.clone(), value.clone());
+/// The request's settings a `response` object repeats, each as JSON text
+/// (`tools`, `tool_choice`, `instructions`, `metadata`, …): held once for
+/// the answer, written into each `response` object as it is.
+#[derive(Debug, Default)]
+pub(crate) struct Echo {
+    fields: Vec<(&'static str, Box<RawValue>)>,
+}
+
+impl Echo {
+    /// Adds a setting (its JSON text, with no line break).
+    pub(crate) fn push(&mut self, key: &'static str, value: Box<RawValue>) {
+        self.fields.push((key, value));
+    }
+
+    /// The bytes of its text.
+    pub(crate) fn len(&self) -> usize {
+        self.fields
+            .iter()
+            .map(|(k, v)| k.len() + v.get().len())
+            .sum()
+    }
+}
+
+/// A `response` object: `status`, its `output` items (those done), `usage`,
+/// the request's settings (`echo`) and, for a failed one, its `error`.
+pub(crate) struct ResponseOut<'a> {
+    pub(crate) head: &'a Head,
+    pub(crate) status: Status,
+    /// The items, those done among them written.
+    pub(crate) output: &'a [Arc<OutputItem>],
+    pub(crate) usage: Option<&'a Usage>,
+    /// A failure's code and message.
+    pub(crate) error: Option<(&'a str, &'a str)>,
+    pub(crate) echo: &'a Echo,
+}
+
+/// A status that is not an item's: `failed`.
+pub(crate) const FAILED: &str = "failed";
+
+impl ResponseOut<'_> {
+    fn status(&self) -> &'static str {
+        if self.error.is_some() {
+            FAILED
+        } else {
+            self.status.as_str()
         }
-        Value::Object(object)
     }
 }
 
-/// A `message` item holding `content` parts.
-pub(crate) fn message_item(id: &str, status: &str, content: Vec<Value>) -> Value {
-    json!({"type": "message", "id": id, "status": status, "role": "assistant", "content": content})
-}
-
-/// An `output_text` part, or a `refusal` one.
-pub(crate) fn content_part(refusal: bool, text: &str) -> Value {
-    if refusal {
-        json!({"type": "refusal", "refusal": text})
-    } else {
-        json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []})
+impl Serialize for ResponseOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("id", &self.head.id)?;
+        map.serialize_entry("object", "response")?;
+        map.serialize_entry("created_at", &self.head.created_at)?;
+        map.serialize_entry("status", self.status())?;
+        map.serialize_entry("model", &self.head.model)?;
+        map.serialize_entry("output", &DoneItems(self.output))?;
+        let error = self.error.map(|(code, message)| Failure { code, message });
+        map.serialize_entry("error", &error)?;
+        let incomplete = (self.status() == "incomplete").then_some(Incomplete {
+            reason: "max_output_tokens",
+        });
+        map.serialize_entry("incomplete_details", &incomplete)?;
+        map.serialize_entry("usage", &self.usage.map(UsageOut::of))?;
+        for (key, value) in &self.echo.fields {
+            map.serialize_entry(key, &**value)?;
+        }
+        map.end()
     }
 }
 
-/// A `reasoning` item: the reasoning as its one summary text.
-pub(crate) fn reasoning_item(id: &str, status: &str, text: Option<&str>) -> Value {
-    let summary = match text {
-        Some(text) => json!([{"type": "summary_text", "text": text}]),
-        None => json!([]),
-    };
-    json!({"type": "reasoning", "id": id, "status": status, "summary": summary})
+/// The items of an output that are done (an item still open is left out).
+struct DoneItems<'a>(&'a [Arc<OutputItem>]);
+
+impl Serialize for DoneItems<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().filter(|item| item.is_done()))
+    }
 }
 
-/// A `function_call` item; its id is `fc_` and the call id.
-pub(crate) fn call_item(call_id: &str, name: &str, arguments: &str, status: &str) -> Value {
-    let bare = call_id.strip_prefix("call_").unwrap_or(call_id);
-    json!({"type": "function_call", "id": format!("fc_{bare}"), "call_id": call_id,
-           "name": name, "arguments": arguments, "status": status})
+/// A failed response's `error`.
+#[derive(Serialize)]
+struct Failure<'a> {
+    code: &'a str,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct Incomplete {
+    reason: &'static str,
 }
 
 /// The Responses `usage` object.
-pub(crate) fn usage_of(input: u64, output: u64, total: Option<u64>) -> Value {
-    json!({
-        "input_tokens": input,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": output,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": total.unwrap_or(input.saturating_add(output)),
-    })
+#[derive(Serialize)]
+pub(crate) struct UsageOut {
+    input_tokens: u64,
+    input_tokens_details: CachedTokens,
+    output_tokens: u64,
+    output_tokens_details: ReasoningTokens,
+    total_tokens: u64,
 }
 
-/// A `chat.completion` as a `response`: a `reasoning` item, a `message` item
-/// (the text, then the refusal), a `function_call` item per call; `length`
-/// makes it `incomplete`.
-fn response_of(completion: &Value, echo: &Map<String, Value>) -> Value {
-    let choice = &completion["choices"][0];
-    let message = &choice["message"];
-    let head = Head::new(
-        completion["id"].as_str().unwrap_or(""),
-        completion["model"].as_str().unwrap_or(""),
-        completion["created"].as_u64().unwrap_or(0),
-    );
-    let status = match choice["finish_reason"].as_str() {
-        Some("length") => "incomplete",
-        _ => "completed",
+#[derive(Serialize)]
+struct CachedTokens {
+    cached_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct ReasoningTokens {
+    reasoning_tokens: u64,
+}
+
+impl UsageOut {
+    /// The object for `usage`.
+    pub(crate) fn of(usage: &Usage) -> Self {
+        let input = usage.input_tokens.unwrap_or(0);
+        let output = usage.output_tokens.unwrap_or(0);
+        Self {
+            input_tokens: input,
+            input_tokens_details: CachedTokens { cached_tokens: 0 },
+            output_tokens: output,
+            output_tokens_details: ReasoningTokens {
+                reasoning_tokens: 0,
+            },
+            total_tokens: usage.total_tokens.unwrap_or(input.saturating_add(output)),
+        }
+    }
+}
+
+/// A one-piece answer as a `response`'s head, status and items: a
+/// `reasoning` item, a `message` item (the text, then the refusal), a
+/// `function_call` item per call; `length` makes it `incomplete`. The
+/// answer's text moves into the items.
+fn response_of(completion: Completion) -> (Head, Status, Vec<Arc<OutputItem>>) {
+    let head = Head::of(&completion.meta);
+    let status = match completion.stop {
+        StopReason::MaxTokens => Status::Incomplete,
+        _ => Status::Completed,
     };
     let mut output = Vec::new();
-    if let Some(reasoning) = message["reasoning_content"].as_str() {
-        output.push(reasoning_item(
-            &format!("rs_{}", head.bare),
-            "completed",
-            Some(reasoning),
-        ));
+    if !completion.reasoning.is_empty() {
+        output.push(OutputItem::Reasoning {
+            id: format!("rs_{}", head.bare),
+            status: Status::Completed,
+            text: Some(completion.reasoning),
+        });
     }
     let mut parts = Vec::new();
-    if let Some(text) = message["content"].as_str().filter(|t| !t.is_empty()) {
-        parts.push(content_part(false, text));
+    if !completion.content.is_empty() {
+        parts.push(Part {
+            refusal: false,
+            text: completion.content,
+        });
     }
-    if let Some(refusal) = message["refusal"].as_str().filter(|t| !t.is_empty()) {
-        parts.push(content_part(true, refusal));
+    if !completion.refusal.is_empty() {
+        parts.push(Part {
+            refusal: true,
+            text: completion.refusal,
+        });
     }
     if !parts.is_empty() {
-        output.push(message_item(&format!("msg_{}", head.bare), status, parts));
+        output.push(OutputItem::Message {
+            id: format!("msg_{}", head.bare),
+            status,
+            parts,
+        });
     }
-    for call in message["tool_calls"].as_array().into_iter().flatten() {
-        output.push(call_item(
-            call["id"].as_str().unwrap_or(""),
-            call["function"]["name"].as_str().unwrap_or(""),
-            call["function"]["arguments"].as_str().unwrap_or("{}"),
-            "completed",
+    for call in completion.calls {
+        output.push(OutputItem::call(
+            call.id,
+            call.name,
+            call.arguments,
+            Status::Completed,
         ));
     }
-    let usage = &completion["usage"];
-    let usage = if usage.is_object() {
-        usage_of(
-            usage["prompt_tokens"].as_u64().unwrap_or(0),
-            usage["completion_tokens"].as_u64().unwrap_or(0),
-            usage["total_tokens"].as_u64(),
-        )
-    } else {
-        Value::Null
-    };
-    head.response(echo, status, output, usage, Value::Null)
-}
-
-/// A `response.failed`'s `error`: its `code` and `message`.
-pub(crate) fn failure(code: &str, message: &str) -> Value {
-    json!({"code": code, "message": message})
+    (head, status, output.into_iter().map(Arc::new).collect())
 }
 
 #[cfg(test)]

@@ -3,9 +3,12 @@
 use serde_json::{Value, json};
 use toolrouter_providers::{StopReason, Usage};
 
-use super::ItemStore;
+use std::sync::Arc;
+
+use super::items::{OutputItem, Status};
 use super::request::ResponsesRequest;
 use super::stream::ResponseWriter;
+use super::{Echo, ItemStore};
 use crate::core::{DetectEvent, WireFormat};
 use crate::proxy::meta::ChunkMeta;
 use crate::proxy::turn::FrameWriter;
@@ -155,10 +158,7 @@ fn meta() -> ChunkMeta {
 
 /// The events written for `events`, as `(type, data)`.
 fn written(events: Vec<RouteEvent>) -> Vec<(String, Value)> {
-    let mut writer = ResponseWriter::new(
-        serde_json::Map::new(),
-        std::sync::Arc::new(ItemStore::default()),
-    );
+    let mut writer = ResponseWriter::new(Echo::default(), Arc::new(ItemStore::default()));
     let mut out = Vec::new();
     let mut events = events;
     writer.write(&mut events, &meta, &mut out);
@@ -292,11 +292,17 @@ fn an_upstream_error_before_any_output_still_starts_the_response() {
 #[test]
 fn item_references_to_kept_items_translate_as_the_items_and_others_are_refused() {
     let items = ItemStore::default();
-    let reasoning = json!({"type": "reasoning", "id": "rs_1", "status": "completed",
-                           "summary": [{"type": "summary_text", "text": "Think."}]});
-    let call = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1",
-                      "name": "get_weather", "arguments": "{\"city\":\"Paris\"}",
-                      "status": "completed"});
+    let reasoning = Arc::new(OutputItem::Reasoning {
+        id: "rs_1".into(),
+        status: Status::Completed,
+        text: Some("Think.".into()),
+    });
+    let call = Arc::new(OutputItem::call(
+        "call_1".into(),
+        "get_weather".into(),
+        "{\"city\":\"Paris\"}".into(),
+        Status::Completed,
+    ));
     items.keep([&reasoning, &call]);
     let body = json!({"model": "m", "input": [
         {"role": "user", "content": "Weather?"},
@@ -306,7 +312,7 @@ fn item_references_to_kept_items_translate_as_the_items_and_others_are_refused()
     ]});
     let read = ResponsesRequest::read(body.to_string().as_bytes(), &items).unwrap();
     assert_eq!(
-        read.body["messages"],
+        read.body.to_tree().unwrap()["messages"],
         json!([
             {"role": "user", "content": "Weather?"},
             {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
@@ -331,13 +337,13 @@ fn item_references_to_kept_items_translate_as_the_items_and_others_are_refused()
 
 #[test]
 fn a_finished_streamed_answer_keeps_its_items_for_later_references() {
-    let items = std::sync::Arc::new(ItemStore::default());
-    let mut writer = ResponseWriter::new(serde_json::Map::new(), items.clone());
+    let items = Arc::new(ItemStore::default());
+    let mut writer = ResponseWriter::new(Echo::default(), items.clone());
     let mut out = Vec::new();
     let mut events = vec![text("Sunny."), finish(StopReason::EndTurn)];
     writer.write(&mut events, &meta, &mut out);
     // `msg_` and the upstream's id without `chatcmpl-`.
-    let kept = items.get("msg_abc").unwrap();
+    let kept = serde_json::to_value(&*items.get("msg_abc").unwrap()).unwrap();
     assert_eq!(kept["content"][0]["text"], "Sunny.");
 }
 
@@ -351,4 +357,120 @@ fn a_response_id_is_the_upstreams_under_the_resp_prefix() {
     assert_eq!(id("7"), "resp_7");
     let made = id("");
     assert!(made.starts_with("resp_") && made.len() == 5 + 32, "{made}");
+}
+
+/// The events of `frames` joined, as `(type, data)`.
+fn parse_events(text: &str) -> Vec<(String, Value)> {
+    text.split("\n\n")
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            let data = e.split_once("\ndata: ").unwrap().1;
+            let data: Value = serde_json::from_str(data).unwrap();
+            (data["type"].as_str().unwrap().to_owned(), data)
+        })
+        .collect()
+}
+
+#[test]
+fn a_large_turn_is_repeated_one_event_a_frame_and_reads_as_a_small_one() {
+    // 300 KiB of text, then a 300 KiB call: each `done` event and the final
+    // response repeat them, and each of those waits for a frame of its own.
+    let text_len = 300 * 1024;
+    let piece = "y".repeat(1024);
+    let mut events: Vec<RouteEvent> = (0..text_len / 1024).map(|_| text(&piece)).collect();
+    events.push(RouteEvent::Detect(DetectEvent::CallStart {
+        index: 0,
+        id: "call_big".to_owned(),
+        name: "f".to_owned(),
+        format: WireFormat::OpenAiChat,
+    }));
+    let arguments = format!("{{\"a\": \"{}\"}}", "z".repeat(text_len));
+    events.push(RouteEvent::Detect(DetectEvent::ArgsDelta {
+        index: 0,
+        fragment: arguments.as_str().into(),
+    }));
+    events.push(RouteEvent::Detect(DetectEvent::CallEnd {
+        index: 0,
+        call: Box::new(crate::core::ToolCall::new(
+            "call_big",
+            "f",
+            None,
+            WireFormat::OpenAiChat,
+        )),
+    }));
+    events.push(finish(StopReason::EndTurn));
+    let items = Arc::new(ItemStore::default());
+    let mut writer = ResponseWriter::new(Echo::default(), Arc::clone(&items));
+    let mut first = Vec::new();
+    writer.write(&mut events, &meta, &mut first);
+    assert!(writer.ended());
+    let mut frames = vec![first];
+    loop {
+        let mut frame = Vec::new();
+        if !writer.held(&mut frame) {
+            break;
+        }
+        frames.push(frame);
+    }
+    // No frame holds the turn's text, or its arguments, twice.
+    let (whole_text, whole_arguments) = ("y".repeat(text_len), "z".repeat(text_len));
+    for frame in &frames {
+        let frame = String::from_utf8(frame.clone()).unwrap();
+        assert!(
+            frame.matches(&whole_text).count() <= 1,
+            "{} bytes",
+            frame.len()
+        );
+        assert!(
+            frame.matches(&whole_arguments).count() <= 1,
+            "{} bytes",
+            frame.len()
+        );
+    }
+    // The held events are: text done, part done, message done, arguments
+    // done, call done, completed: each in a frame of its own.
+    assert!(frames.len() >= 7, "{} frames", frames.len());
+    let joined: String = frames
+        .iter()
+        .map(|f| String::from_utf8(f.clone()).unwrap())
+        .collect();
+    let events = parse_events(&joined);
+    for (n, (_, data)) in events.iter().enumerate() {
+        assert_eq!(data["sequence_number"], n);
+    }
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|(kind, _)| kind.as_str())
+        .filter(|kind| !kind.ends_with(".delta"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added",
+            "response.content_part.added",
+            "response.output_text.done",
+            "response.content_part.done",
+            "response.output_item.done",
+            "response.output_item.added",
+            "response.function_call_arguments.done",
+            "response.output_item.done",
+            "response.completed",
+        ]
+    );
+    let (_, completed) = events.last().unwrap();
+    let output = &completed["response"]["output"];
+    assert_eq!(
+        output[0]["content"][0]["text"].as_str().unwrap().len(),
+        text_len
+    );
+    assert_eq!(output[1]["arguments"], arguments.as_str());
+    // The items kept are the writer's, not copies.
+    let kept = items.get("fc_big").unwrap();
+    assert_eq!(
+        Arc::strong_count(&kept),
+        3,
+        "the writer's, the store's, this one"
+    );
 }
