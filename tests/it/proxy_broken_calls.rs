@@ -48,7 +48,8 @@ const BROKEN: [&str; 2] = ["[1,2]", "{\"city\": Paris}"];
 
 #[tokio::test]
 async fn a_broken_call_in_one_piece_is_a_502_not_a_finish_without_calls() {
-    let upstream = ReplayServer::start(BROKEN.map(|a| call_turn("get_weather", a)).to_vec()).await;
+    let upstream =
+        ReplayServer::start(BROKEN.iter().map(|a| call_turn("get_weather", a)).collect()).await;
     let proxy = proxy_for(&upstream).await;
     for arguments in BROKEN {
         let response = post(&proxy, &request(false)).await;
@@ -68,7 +69,8 @@ async fn a_broken_call_in_one_piece_is_a_502_not_a_finish_without_calls() {
 
 #[tokio::test]
 async fn a_broken_call_in_a_stream_ends_it_with_an_error_event() {
-    let upstream = ReplayServer::start(BROKEN.map(|a| call_turn("get_weather", a)).to_vec()).await;
+    let upstream =
+        ReplayServer::start(BROKEN.iter().map(|a| call_turn("get_weather", a)).collect()).await;
     let proxy = proxy_for(&upstream).await;
     for arguments in BROKEN {
         let folded = fold(&frames(post(&proxy, &request(true)).await).await);
@@ -110,8 +112,10 @@ async fn an_upstream_that_stops_for_calls_it_never_sent_stops() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_sdk_raises_a_broken_call_streamed_or_whole() {
-    let replies = (0..6)
-        .map(|n| call_turn("get_weather", BROKEN[n % 2]))
+    // The arguments each scenario meets, in the order of the requests.
+    let replies = [0, 1, 1, 0, 1, 0, 1]
+        .map(|n| call_turn("get_weather", BROKEN[n]))
+        .into_iter()
         .collect();
     let upstream = ReplayServer::start(replies).await;
     let proxy = proxy_for(&upstream).await;
@@ -140,6 +144,15 @@ async fn every_sdk_raises_a_broken_call_streamed_or_whole() {
             message.contains("`get_weather` did not complete"),
             "{message}"
         );
+        // Fragments that are not JSON: the SDK raises as it reads them,
+        // before the error event.
+        let seen = anthropic_app("stream_error", &proxy).await;
+        assert_eq!(seen["class"], "ValueError", "{seen}");
+        let message = seen["message"].as_str().unwrap();
+        assert!(
+            message.contains("Unable to parse tool parameter JSON"),
+            "{message}"
+        );
 
         // The openai SDK, Responses: a 502, then `response.failed`.
         let seen = openai_app("responses_error", &url).await;
@@ -153,7 +166,7 @@ async fn every_sdk_raises_a_broken_call_streamed_or_whole() {
     tokio::time::timeout(Duration::from_secs(120), run)
         .await
         .expect("the SDKs' scenarios hung");
-    assert_eq!(upstream.received().len(), 6);
+    assert_eq!(upstream.received().len(), 7);
     proxy.shutdown().await;
 }
 
@@ -179,9 +192,10 @@ fn assert_answered_as_an_error(body: &Value) {
     assert_eq!(call["function"]["arguments"], "{}");
     assert_eq!(messages[2]["role"], "tool");
     assert_eq!(messages[2]["tool_call_id"], "call_b");
+    // The executor's way: an `isError` result, `Error: …` in a tool message.
     let content = messages[2]["content"].as_str().unwrap();
     assert!(
-        content.starts_with("invalid arguments for tool `calculate`"),
+        content.starts_with("Error: invalid arguments for tool `calculate`"),
         "{content}"
     );
 }
