@@ -112,8 +112,10 @@ async fn an_upstream_that_stops_for_calls_it_never_sent_stops() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_sdk_raises_a_broken_call_streamed_or_whole() {
-    let replies = (0..6)
-        .map(|n| call_turn("get_weather", BROKEN[n % 2]))
+    // The arguments each scenario meets, in the order of the requests.
+    let replies = [0, 1, 1, 0, 1, 0, 1]
+        .map(|n| call_turn("get_weather", BROKEN[n]))
+        .into_iter()
         .collect();
     let upstream = ReplayServer::start(replies).await;
     let proxy = proxy_for(&upstream).await;
@@ -142,6 +144,15 @@ async fn every_sdk_raises_a_broken_call_streamed_or_whole() {
             message.contains("`get_weather` did not complete"),
             "{message}"
         );
+        // Fragments that are not JSON: the SDK raises as it reads them,
+        // before the error event.
+        let seen = anthropic_app("stream_error", &proxy).await;
+        assert_eq!(seen["class"], "ValueError", "{seen}");
+        let message = seen["message"].as_str().unwrap();
+        assert!(
+            message.contains("Unable to parse tool parameter JSON"),
+            "{message}"
+        );
 
         // The openai SDK, Responses: a 502, then `response.failed`.
         let seen = openai_app("responses_error", &url).await;
@@ -155,7 +166,7 @@ async fn every_sdk_raises_a_broken_call_streamed_or_whole() {
     tokio::time::timeout(Duration::from_secs(120), run)
         .await
         .expect("the SDKs' scenarios hung");
-    assert_eq!(upstream.received().len(), 6);
+    assert_eq!(upstream.received().len(), 7);
     proxy.shutdown().await;
 }
 
@@ -181,9 +192,10 @@ fn assert_answered_as_an_error(body: &Value) {
     assert_eq!(call["function"]["arguments"], "{}");
     assert_eq!(messages[2]["role"], "tool");
     assert_eq!(messages[2]["tool_call_id"], "call_b");
+    // The executor's way: an `isError` result, `Error: …` in a tool message.
     let content = messages[2]["content"].as_str().unwrap();
     assert!(
-        content.starts_with("invalid arguments for tool `calculate`"),
+        content.starts_with("Error: invalid arguments for tool `calculate`"),
         "{content}"
     );
 }

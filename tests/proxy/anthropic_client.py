@@ -122,6 +122,9 @@ def main():
         except anthropic.APIError as e:
             out = api_error(e)
             out["text"] = text
+        except ValueError as e:
+            # The SDK's own reading of a tool_use block's input fragments.
+            out = {"class": "ValueError", "message": str(e), "text": text}
     elif scenario == "bad_request":
         try:
             create(model="m", max_tokens=512,
