@@ -395,9 +395,9 @@ fn str_field<'a>(value: Option<&'a str>, key: &str, idx: usize) -> Result<Cow<'a
 }
 
 /// One input item, or the item an `item_reference` names.
-fn input_item<'a>(
+fn input_item(
     list: &mut MessageList<'_>,
-    item: &'a str,
+    item: &str,
     idx: usize,
     items: &ItemStore,
 ) -> Result<()> {
