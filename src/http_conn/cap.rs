@@ -22,7 +22,7 @@ pub(crate) struct ConnCap {
     /// A permit per open connection.
     open: Arc<Semaphore>,
     /// A permit per refusal being answered; past them a connection over the
-    /// cap is closed without an answer.
+    /// cap gets what one write without waiting sends, and is closed.
     refusals: Arc<Semaphore>,
     answer: OverCapAnswer,
 }
@@ -70,10 +70,15 @@ const MAX_LINGER_BYTES: usize = 256 * 1024;
 impl ConnCap {
     /// A cap of `max` open connections, over which connections get `answer`.
     pub(crate) fn new(max: usize, answer: OverCapAnswer) -> Self {
+        Self::with_refusal_budget(max, answer, MAX_REFUSALS_IN_FLIGHT)
+    }
+
+    /// [`new`](Self::new), with at most `refusals` refusals answered at once.
+    pub(super) fn with_refusal_budget(max: usize, answer: OverCapAnswer, refusals: usize) -> Self {
         Self {
             max,
             open: Arc::new(Semaphore::new(max)),
-            refusals: Arc::new(Semaphore::new(MAX_REFUSALS_IN_FLIGHT)),
+            refusals: Arc::new(Semaphore::new(refusals)),
             answer,
         }
     }
@@ -83,10 +88,10 @@ impl ConnCap {
         self.max
     }
 
-    /// Refusals being answered now.
+    /// Refusals being answered now, of a budget of `budget`.
     #[cfg(test)]
-    pub(crate) fn refusals_in_flight(&self) -> usize {
-        MAX_REFUSALS_IN_FLIGHT - self.refusals.available_permits()
+    pub(super) fn refusals_in_flight(&self, budget: usize) -> usize {
+        budget - self.refusals.available_permits()
     }
 
     /// A permit for one more open connection, held as long as it is open;
@@ -95,11 +100,20 @@ impl ConnCap {
         Arc::clone(&self.open).try_acquire_owned().ok()
     }
 
-    /// A refusal for a connection over the cap, unless too many are being
-    /// answered already (then the connection is only closed). `header`
-    /// bounds the wait for the request's head.
+    /// A refusal for a connection over the cap. `header` bounds the wait for
+    /// the request's head. When too many are being answered already, the
+    /// connection gets the answer for `""` at once, if its socket takes it
+    /// without waiting, and is closed.
     pub(crate) fn refusal(&self, tcp: TcpStream, header: Duration) -> Option<Refusal> {
-        let slot = Arc::clone(&self.refusals).try_acquire_owned().ok()?;
+        let Ok(slot) = Arc::clone(&self.refusals).try_acquire_owned() else {
+            let answer = match &self.answer {
+                OverCapAnswer::Fixed(answer) => answer.clone(),
+                OverCapAnswer::ByPath(answer_for) => answer_for(""),
+            };
+            // A new socket's empty send buffer takes a few hundred bytes.
+            let _ = tcp.try_write(&answer);
+            return None;
+        };
         Some(Refusal {
             tcp,
             answer: self.answer.clone(),

@@ -138,7 +138,7 @@ async fn a_refusal_waiting_for_a_head_ends_when_the_loop_stops() {
     // Over the cap, and silent: its refusal waits for a head.
     let mut silent = TcpStream::connect(addr).await.unwrap();
     let under_way = tokio::time::timeout(PATIENCE, async {
-        while cap.refusals_in_flight() == 0 {
+        while cap.refusals_in_flight(64) == 0 {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     })
@@ -152,6 +152,31 @@ async fn a_refusal_waiting_for_a_head_ends_when_the_loop_stops() {
     );
     let answer = answer_to(&mut silent, b"").await;
     assert!(answer.ends_with("\r\n\r\npath="), "{answer}");
+}
+
+#[tokio::test]
+async fn past_the_refusal_budget_a_connection_still_gets_the_answer_for_no_path() {
+    let stop = CancellationToken::new();
+    let by_path = |path: &str| service_unavailable("text/plain", &format!("path={path}"));
+    let cap = ConnCap::with_refusal_budget(1, OverCapAnswer::ByPath(Arc::new(by_path)), 1);
+    let addr = accept_loop(limits(cap.clone(), PATIENCE * 3), &stop).await;
+    let mut held = TcpStream::connect(addr).await.unwrap();
+    assert!(answer_to(&mut held, GET).await.starts_with("HTTP/1.1 404"));
+    // The one refusal the budget allows waits for a silent client's head.
+    let _silent = TcpStream::connect(addr).await.unwrap();
+    let under_way = tokio::time::timeout(PATIENCE, async {
+        while cap.refusals_in_flight(1) == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(under_way.is_ok(), "the silent connection was never refused");
+    // The next one is answered at once, without its head, and closed.
+    let mut next = TcpStream::connect(addr).await.unwrap();
+    let answer = answer_to(&mut next, b"").await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.ends_with("\r\n\r\npath="), "{answer}");
+    stop.cancel();
 }
 
 #[test]
