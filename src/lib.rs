@@ -11,6 +11,7 @@ mod core;
 mod detect;
 mod exec;
 mod gateway;
+mod grammar;
 mod http_conn;
 mod hub;
 mod proxy;
@@ -57,6 +58,12 @@ pub use router::{CallResult, RouteEvent, RouteSession, RouteStream, Router, Turn
 // Converters to and from each provider's dialect.
 pub use convert::{
     ConversionNote, Declarations, Dialect, NoteKind, UnknownDialect, restore_optional_nulls,
+};
+
+// Grammars that constrain a model to calls in its own dialect.
+pub use grammar::{
+    GrammarCache, GrammarError, GrammarLimits, GrammarOptions, GrammarTool, ToolChoice,
+    ToolGrammar, build_grammar,
 };
 
 // Conversations with a provider (request bodies and endpoints; no I/O).
