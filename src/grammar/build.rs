@@ -184,7 +184,9 @@ pub fn build_grammar(
     };
     // Free text: plain, or a whole answer of its own (harmony's final
     // channel, ended by its end tokens), which holds no call.
+    let needs_text = matches!(options.tool_choice, ToolChoice::Auto | ToolChoice::None);
     let (text, answer) = match env.answer {
+        _ if !needs_text => (Node::Empty, false),
         Some(header) => {
             let mut words = triggers.clone();
             words.extend(["<|end|>", "<|return|>", "<|start|>"].map(String::from));
