@@ -61,11 +61,32 @@ fn node(g: &Grammar, n: &Node, name: &dyn Fn(RuleId) -> String, out: &mut String
             if wrap {
                 out.push('(');
             }
-            for (i, part) in parts.iter().enumerate() {
-                if i > 0 {
+            // Runs of literals (marked or not) as one literal.
+            let mut run = String::new();
+            let mut first = true;
+            for part in parts {
+                if let Some(text) = literal_text(part) {
+                    run.push_str(&text);
+                    continue;
+                }
+                if !run.is_empty() {
+                    if !first {
+                        out.push(' ');
+                    }
+                    literal(&std::mem::take(&mut run), out);
+                    first = false;
+                }
+                if !first {
                     out.push(' ');
                 }
                 node(g, part, name, out, Ctx::Item);
+                first = false;
+            }
+            if !run.is_empty() {
+                if !first {
+                    out.push(' ');
+                }
+                literal(&run, out);
             }
             if wrap {
                 out.push(')');
@@ -110,6 +131,15 @@ fn node(g: &Grammar, n: &Node, name: &dyn Fn(RuleId) -> String, out: &mut String
                 out.push(')');
             }
         }
+    }
+}
+
+/// The text of a literal, marked or not.
+fn literal_text(n: &Node) -> Option<String> {
+    match n {
+        Node::Lit(s) => Some(s.clone()),
+        Node::Mark(_, inner) => literal_text(inner),
+        _ => None,
     }
 }
 

@@ -2,5 +2,6 @@
 //! schema converter's bounds and budget, and the round trip through the
 //! detector for every dialect.
 
+mod checks;
 mod derive;
 mod roundtrip;

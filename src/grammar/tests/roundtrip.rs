@@ -228,18 +228,3 @@ proptest! {
     }
 }
 
-#[test]
-fn show_samples() {
-    let sets = tool_sets();
-    for &dialect in DIALECTS {
-        let tools = &sets[2];
-        let specs: Vec<GrammarTool<'_>> = tools.iter().map(|(n, s)| GrammarTool::new(n, s)).collect();
-        let options = GrammarOptions { tool_choice: ToolChoice::Auto, parallel_tool_calls: true, reasoning: true, ..GrammarOptions::default() };
-        let g = build_grammar(&specs, dialect, &options).unwrap();
-        for seed in [1u64, 7] {
-            let mut d = Deriver::new(&g.grammar, seed);
-            let spans = d.derive(&g.root);
-            println!("== {dialect} {seed}\n{}\n-> {:?}", d.out, expected_calls(&d.out, &spans).map(|c| c.len()));
-        }
-    }
-}
