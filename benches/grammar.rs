@@ -15,10 +15,31 @@ use toolrouter::{GrammarOptions, GrammarTool, JsonObject, ToolChoice, WireFormat
 /// A description of about `words` words (schemas carry prose).
 fn prose(seed: usize, words: usize) -> String {
     const WORDS: &[&str] = &[
-        "the", "file", "path", "relative", "to", "workspace", "root", "returns", "lines", "matching",
-        "query", "optional", "defaults", "when", "absent", "number", "of", "results", "search", "case",
+        "the",
+        "file",
+        "path",
+        "relative",
+        "to",
+        "workspace",
+        "root",
+        "returns",
+        "lines",
+        "matching",
+        "query",
+        "optional",
+        "defaults",
+        "when",
+        "absent",
+        "number",
+        "of",
+        "results",
+        "search",
+        "case",
     ];
-    (0..words).map(|i| WORDS[(seed * 7 + i * 13) % WORDS.len()]).collect::<Vec<_>>().join(" ")
+    (0..words)
+        .map(|i| WORDS[(seed * 7 + i * 13) % WORDS.len()])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A realistic input schema: typed properties with descriptions, enums,
@@ -31,9 +52,15 @@ fn schema(i: usize, props: usize, desc_words: usize) -> JsonObject {
         let description = prose(i + p, desc_words);
         let prop = match (i + p) % 7 {
             0 => json!({"type": "string", "description": description}),
-            1 => json!({"type": "integer", "minimum": 0, "maximum": 10_000, "description": description}),
-            2 => json!({"type": "string", "enum": ["fast", "thorough", "balanced", "off"], "description": description}),
-            3 => json!({"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": 8, "description": description}),
+            1 => {
+                json!({"type": "integer", "minimum": 0, "maximum": 10_000, "description": description})
+            }
+            2 => {
+                json!({"type": "string", "enum": ["fast", "thorough", "balanced", "off"], "description": description})
+            }
+            3 => {
+                json!({"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": 8, "description": description})
+            }
             4 => json!({"type": "boolean", "description": description}),
             5 => json!({"type": "object", "description": description, "properties": {
                 "start": {"type": "integer", "minimum": 1},
@@ -42,7 +69,7 @@ fn schema(i: usize, props: usize, desc_words: usize) -> JsonObject {
             }, "required": ["start"], "additionalProperties": false}),
             _ => json!({"type": "number", "minimum": -1, "maximum": 1, "description": description}),
         };
-        if p % 3 == 0 {
+        if p.is_multiple_of(3) {
             required.push(Value::String(name.clone()));
         }
         properties.insert(name, prop);
@@ -53,7 +80,7 @@ fn schema(i: usize, props: usize, desc_words: usize) -> JsonObject {
         "properties": properties,
         "required": required,
     });
-    if i % 4 == 0 {
+    if i.is_multiple_of(4) {
         schema["$defs"] = json!({"range": {"type": "object", "properties": {
             "from": {"type": "string", "format": "date"}, "to": {"type": "string", "format": "date"}},
             "required": ["from"]}});
@@ -63,14 +90,20 @@ fn schema(i: usize, props: usize, desc_words: usize) -> JsonObject {
 }
 
 fn catalog(n: usize, props: usize, desc_words: usize) -> (Vec<(String, JsonObject)>, usize) {
-    let tools: Vec<(String, JsonObject)> = (0..n).map(|i| (format!("tool_{i}"), schema(i, props, desc_words))).collect();
-    let bytes = tools.iter().map(|(_, s)| Value::Object(s.clone()).to_string().len()).sum();
+    let tools: Vec<(String, JsonObject)> = (0..n)
+        .map(|i| (format!("tool_{i}"), schema(i, props, desc_words)))
+        .collect();
+    let bytes = tools
+        .iter()
+        .map(|(_, s)| Value::Object(s.clone()).to_string().len())
+        .sum();
     (tools, bytes)
 }
 
 fn build(tools: &[(String, JsonObject)], dialect: WireFormat) -> usize {
     let specs: Vec<GrammarTool<'_>> = tools.iter().map(|(n, s)| GrammarTool::new(n, s)).collect();
-    let grammar = build_grammar(&specs, dialect, &GrammarOptions::new(ToolChoice::Required)).unwrap();
+    let grammar =
+        build_grammar(&specs, dialect, &GrammarOptions::new(ToolChoice::Required)).unwrap();
     grammar.gbnf().len()
 }
 
@@ -87,7 +120,10 @@ fn percentiles(tools: &[(String, JsonObject)], dialect: WireFormat) -> (f64, f64
 }
 
 fn bench(c: &mut Criterion) {
-    let sets = [("10_tools", catalog(10, 6, 12)), ("60_tools", catalog(60, 10, 14))];
+    let sets = [
+        ("10_tools", catalog(10, 6, 12)),
+        ("60_tools", catalog(60, 10, 14)),
+    ];
     let mut group = c.benchmark_group("grammar_build_gbnf");
     for (label, (tools, bytes)) in &sets {
         for dialect in [WireFormat::Hermes, WireFormat::Qwen3Coder] {

@@ -45,8 +45,13 @@ pub(crate) fn args_node(
         let rule = conv.g.rule(&hint, node)?;
         return Ok(Node::mark(Mark::JsonArgs(index), rule));
     }
-    if ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| obj.contains_key(*k)) {
-        return Err(conv.unrepresentable("named arguments cannot follow a union of argument objects"));
+    if ["anyOf", "oneOf", "allOf", "not", "if"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
+        return Err(
+            conv.unrepresentable("named arguments cannot follow a union of argument objects")
+        );
     }
     // The detector types parameters from the input schema as given.
     let empty = JsonObject::new();
@@ -115,7 +120,11 @@ fn param_node(
             } else {
                 conv.value(prop, syntax)?
             };
-            Ok(Node::seq([key, Node::lit(eq), Node::mark(Mark::Value(how), value)]))
+            Ok(Node::seq([
+                key,
+                Node::lit(eq),
+                Node::mark(Mark::Value(how), value),
+            ]))
         }
         ArgsStyle::Xml {
             param,
@@ -128,7 +137,9 @@ fn param_node(
                 KeyBytes::TagName => name
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')),
-                KeyBytes::Attribute => !name.bytes().any(|b| matches!(b, b'<' | b'>' | b'"' | b'\n')),
+                KeyBytes::Attribute => !name
+                    .bytes()
+                    .any(|b| matches!(b, b'<' | b'>' | b'"' | b'\n')),
             };
             if !ok || name.is_empty() || name.len() > 128 {
                 return Err(conv.unrepresentable(format!("`{name}` cannot be a parameter's tag")));
@@ -138,7 +149,12 @@ fn param_node(
             let raw = if flag { text && !nullable } else { text };
             let (value, how) = if raw {
                 let node = raw_value(conv, prop, layout, opener_ends_value, nullable && !flag)?;
-                (node, ValueText::Raw { nullable: nullable && !flag })
+                (
+                    node,
+                    ValueText::Raw {
+                        nullable: nullable && !flag,
+                    },
+                )
             } else {
                 (conv.value(prop, Syntax::JsonInXml)?, ValueText::Json)
             };
@@ -228,7 +244,11 @@ fn raw_string(
     opener_ends_value: bool,
     nullable: bool,
 ) -> Result<Node, GrammarError> {
-    if let Some(text) = obj.get("format").and_then(Value::as_str).and_then(format_text) {
+    if let Some(text) = obj
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(format_text)
+    {
         return Ok(text);
     }
     let cap = conv.limits.max_repeat;
@@ -242,15 +262,19 @@ fn raw_string(
     if nullable {
         // One line, and not a word that reads as null; a length bound is
         // loosened to its minimum.
-        let class = if layout == ValueLayout::Inline { inner } else { chars };
+        let class = if layout == ValueLayout::Inline {
+            inner
+        } else {
+            chars
+        };
         let key = if layout == ValueLayout::Inline {
             "raw-line"
         } else {
             "raw-chars"
         };
-        let tail = conv
-            .g
-            .shared(key, |_| Ok(Node::repeat(Node::Class(class.clone()), 0, None)))?;
+        let tail = conv.g.shared(key, |_| {
+            Ok(Node::repeat(Node::Class(class.clone()), 0, None))
+        })?;
         return Ok(other_than(&class, &["null", "None"], &tail, lo));
     }
     let bounded = lo > 0 || hi.is_some();
@@ -282,7 +306,11 @@ fn raw_string(
                 Node::Class(chars),
                 Node::seq([Node::lit("<"), Node::Class(CharClass::not(&after_lt))]),
             ]);
-            let key = if opener_ends_value { "raw-units-p" } else { "raw-units" };
+            let key = if opener_ends_value {
+                "raw-units-p"
+            } else {
+                "raw-units"
+            };
             let units = conv.g.shared(key, |_| Ok(Node::repeat(unit, 0, None)))?;
             if layout == ValueLayout::Wrapped {
                 return Ok(units);
@@ -292,7 +320,11 @@ fn raw_string(
                 Node::Class(inner),
                 Node::seq([Node::lit("<"), Node::Class(CharClass::not(&after_lt))]),
             ]);
-            let edge_key = if opener_ends_value { "raw-edge-p" } else { "raw-edge" };
+            let edge_key = if opener_ends_value {
+                "raw-edge-p"
+            } else {
+                "raw-edge"
+            };
             let edge = conv.g.shared(edge_key, |_| Ok(edge))?;
             Ok(Node::opt(Node::seq([
                 edge.clone(),

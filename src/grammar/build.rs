@@ -159,7 +159,10 @@ pub fn build_grammar(
     let calls: Vec<Node> = pieces
         .iter()
         .map(|(before, middle, after)| {
-            Node::mark(Mark::Call, Node::seq([before.clone(), middle.clone(), Node::lit(after.clone())]))
+            Node::mark(
+                Mark::Call,
+                Node::seq([before.clone(), middle.clone(), Node::lit(after.clone())]),
+            )
         })
         .collect();
     let parallel = options.parallel_tool_calls;
@@ -169,9 +172,11 @@ pub fn build_grammar(
         let call = g.rule("call", Node::alt(calls))?;
         let node = match env.layout {
             Layout::PerCall { sep } => repeated(&call, sep, parallel),
-            Layout::Section { open, close, sep } => {
-                Node::seq([Node::lit(open), repeated(&call, sep, parallel), Node::lit(close)])
-            }
+            Layout::Section { open, close, sep } => Node::seq([
+                Node::lit(open),
+                repeated(&call, sep, parallel),
+                Node::lit(close),
+            ]),
         };
         (g.rule("calls", node)?, call)
     };
@@ -295,16 +300,28 @@ fn call_pieces(env: &Envelope, name: &str, args: Node) -> (Node, Node, String) {
         .iter()
         .map(|part| match part {
             Part::Lit(s) => (Some((*s).to_owned()), Node::lit(*s)),
-            Part::Name => (Some(name.to_owned()), Node::mark(Mark::Name, Node::lit(name))),
+            Part::Name => (
+                Some(name.to_owned()),
+                Node::mark(Mark::Name, Node::lit(name)),
+            ),
             Part::Digit => (None, digit()),
             _ => (None, args.clone()),
         })
         .collect();
-    let first = nodes.iter().position(|(t, _)| t.is_none()).unwrap_or(nodes.len());
-    let last = nodes.iter().rposition(|(t, _)| t.is_none()).map_or(first, |i| i + 1);
+    let first = nodes
+        .iter()
+        .position(|(t, _)| t.is_none())
+        .unwrap_or(nodes.len());
+    let last = nodes
+        .iter()
+        .rposition(|(t, _)| t.is_none())
+        .map_or(first, |i| i + 1);
     let before = Node::seq(nodes[..first].iter().map(|(_, n)| n.clone()));
     let middle = Node::seq(nodes[first..last].iter().map(|(_, n)| n.clone()));
-    let after: String = nodes[last..].iter().filter_map(|(t, _)| t.clone()).collect();
+    let after: String = nodes[last..]
+        .iter()
+        .filter_map(|(t, _)| t.clone())
+        .collect();
     (before, middle, after)
 }
 

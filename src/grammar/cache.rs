@@ -57,7 +57,11 @@ impl GrammarCache {
         let grammar = Arc::new(build_grammar(tools, dialect, options)?);
         let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if entries.map.len() >= self.capacity && !entries.map.contains_key(&key) {
-            let oldest = entries.map.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| *k);
+            let oldest = entries
+                .map
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| *k);
             if let Some(oldest) = oldest {
                 entries.map.remove(&oldest);
             }
@@ -70,7 +74,11 @@ impl GrammarCache {
 
     /// The number of grammars kept.
     pub fn len(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).map.len()
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .map
+            .len()
     }
 
     /// Whether no grammar is kept.

@@ -132,7 +132,13 @@ const fn per_call(sep: &'static str) -> Layout {
 
 /// JSON `{"name": NAME, KEY: ARGS}` call objects, the shape of the JSON-list
 /// dialects.
-const NAME_ARGUMENTS: &[Part] = &[Lit("{\"name\": \""), Name, Lit("\", \"arguments\": "), Args, Lit("}")];
+const NAME_ARGUMENTS: &[Part] = &[
+    Lit("{\"name\": \""),
+    Name,
+    Lit("\", \"arguments\": "),
+    Args,
+    Lit("}"),
+];
 
 /// The envelope of `dialect`; `None` for formats that are not text dialects.
 pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
@@ -178,7 +184,13 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                 Lit("</function>\n</tool_call>"),
             ],
             args: ArgsStyle::Xml {
-                param: &[Lit("<parameter="), Key, Lit(">\n"), Value, Lit("\n</parameter>\n")],
+                param: &[
+                    Lit("<parameter="),
+                    Key,
+                    Lit(">\n"),
+                    Value,
+                    Lit("\n</parameter>\n"),
+                ],
                 layout: ValueLayout::Wrapped,
                 opener_ends_value: true,
                 flag: false,
@@ -194,11 +206,27 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                 ("<function_calls>\n", "</function_calls>")
             };
             Envelope {
-                layout: Layout::Section { open, close, sep: "" },
+                layout: Layout::Section {
+                    open,
+                    close,
+                    sep: "",
+                },
                 trigger: Trigger::Fixed(open.trim_end_matches('\n')),
-                call: &[Lit("<invoke name=\""), Name, Lit("\">\n"), Args, Lit("</invoke>\n")],
+                call: &[
+                    Lit("<invoke name=\""),
+                    Name,
+                    Lit("\">\n"),
+                    Args,
+                    Lit("</invoke>\n"),
+                ],
                 args: ArgsStyle::Xml {
-                    param: &[Lit("<parameter name=\""), Key, Lit("\">"), Value, Lit("</parameter>\n")],
+                    param: &[
+                        Lit("<parameter name=\""),
+                        Key,
+                        Lit("\">"),
+                        Value,
+                        Lit("</parameter>\n"),
+                    ],
                     layout: ValueLayout::Inline,
                     opener_ends_value: false,
                     flag: false,
@@ -214,15 +242,33 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                 layout: per_call("\n"),
                 trigger: Trigger::Fixed("<tool_call>"),
                 call: if glm45 {
-                    &[Lit("<tool_call>"), Name, Lit("\n"), Args, Lit("</tool_call>")]
+                    &[
+                        Lit("<tool_call>"),
+                        Name,
+                        Lit("\n"),
+                        Args,
+                        Lit("</tool_call>"),
+                    ]
                 } else {
                     &[Lit("<tool_call>"), Name, Args, Lit("</tool_call>")]
                 },
                 args: ArgsStyle::Xml {
                     param: if glm45 {
-                        &[Lit("<arg_key>"), Key, Lit("</arg_key>\n<arg_value>"), Value, Lit("</arg_value>\n")]
+                        &[
+                            Lit("<arg_key>"),
+                            Key,
+                            Lit("</arg_key>\n<arg_value>"),
+                            Value,
+                            Lit("</arg_value>\n"),
+                        ]
                     } else {
-                        &[Lit("<arg_key>"), Key, Lit("</arg_key><arg_value>"), Value, Lit("</arg_value>")]
+                        &[
+                            Lit("<arg_key>"),
+                            Key,
+                            Lit("</arg_key><arg_value>"),
+                            Value,
+                            Lit("</arg_value>"),
+                        ]
                     },
                     layout: ValueLayout::Inline,
                     opener_ends_value: false,
@@ -270,7 +316,13 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                 sep: "",
             },
             trigger: Trigger::Fixed("<｜DSML｜function_calls>"),
-            call: &[Lit("<｜DSML｜invoke name=\""), Name, Lit("\">\n"), Args, Lit("</｜DSML｜invoke>\n")],
+            call: &[
+                Lit("<｜DSML｜invoke name=\""),
+                Name,
+                Lit("\">\n"),
+                Args,
+                Lit("</｜DSML｜invoke>\n"),
+            ],
             args: ArgsStyle::Xml {
                 param: &[
                     Lit("<｜DSML｜parameter name=\""),
@@ -346,7 +398,13 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                 sep: "; ",
             },
             trigger: Trigger::Fixed("<|python_tag|>"),
-            call: &[Lit("{\"name\": \""), Name, Lit("\", \"parameters\": "), Args, Lit("}")],
+            call: &[
+                Lit("{\"name\": \""),
+                Name,
+                Lit("\", \"parameters\": "),
+                Args,
+                Lit("}"),
+            ],
             args: json,
             reasoning: THINK,
             answer: None,
@@ -376,7 +434,13 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                 sep: "",
             },
             trigger: Trigger::Fixed("<｜tool▁calls▁begin｜>"),
-            call: &[Lit("<｜tool▁call▁begin｜>"), Name, Lit("<｜tool▁sep｜>"), Args, Lit("<｜tool▁call▁end｜>")],
+            call: &[
+                Lit("<｜tool▁call▁begin｜>"),
+                Name,
+                Lit("<｜tool▁sep｜>"),
+                Args,
+                Lit("<｜tool▁call▁end｜>"),
+            ],
             args: json,
             reasoning: THINK,
             answer: None,

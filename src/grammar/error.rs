@@ -62,6 +62,9 @@ impl GrammarError {
     /// Whether the error is about the size of the input (budget or depth),
     /// not about what it says.
     pub fn is_limit(&self) -> bool {
-        matches!(self, GrammarError::Budget { .. } | GrammarError::TooDeep { .. })
+        matches!(
+            self,
+            GrammarError::Budget { .. } | GrammarError::TooDeep { .. }
+        )
     }
 }

@@ -25,13 +25,13 @@ pub(crate) fn write(g: &Grammar, root: &Node) -> String {
     };
     if root_id.is_none() {
         out.push_str("root ::= ");
-        node(g, root, &name, &mut out, Ctx::Top);
+        node(root, &name, &mut out, Ctx::Top);
         out.push('\n');
     }
     for id in g.reachable(root) {
         out.push_str(&name(id));
         out.push_str(" ::= ");
-        node(g, &g.get(id).body, &name, &mut out, Ctx::Top);
+        node(&g.get(id).body, &name, &mut out, Ctx::Top);
         out.push('\n');
     }
     out
@@ -48,14 +48,14 @@ enum Ctx {
     Atom,
 }
 
-fn node(g: &Grammar, n: &Node, name: &dyn Fn(RuleId) -> String, out: &mut String, ctx: Ctx) {
+fn node(n: &Node, name: &dyn Fn(RuleId) -> String, out: &mut String, ctx: Ctx) {
     match n {
         Node::Empty => out.push_str("\"\""),
         Node::Lit(s) => literal(s, out),
         Node::Class(c) => class(c, out),
         Node::Rule(id) => out.push_str(&name(*id)),
         Node::Text { lowered, .. } => out.push_str(&name(*lowered)),
-        Node::Mark(_, inner) => node(g, inner, name, out, ctx),
+        Node::Mark(_, inner) => node(inner, name, out, ctx),
         Node::Seq(parts) => {
             let wrap = ctx == Ctx::Atom;
             if wrap {
@@ -79,7 +79,7 @@ fn node(g: &Grammar, n: &Node, name: &dyn Fn(RuleId) -> String, out: &mut String
                 if !first {
                     out.push(' ');
                 }
-                node(g, part, name, out, Ctx::Item);
+                node(part, name, out, Ctx::Item);
                 first = false;
             }
             if !run.is_empty() {
@@ -101,18 +101,22 @@ fn node(g: &Grammar, n: &Node, name: &dyn Fn(RuleId) -> String, out: &mut String
                 if i > 0 {
                     out.push_str(" | ");
                 }
-                node(g, option, name, out, Ctx::Item);
+                node(option, name, out, Ctx::Item);
             }
             if wrap {
                 out.push(')');
             }
         }
-        Node::Repeat { node: inner, min, max } => {
+        Node::Repeat {
+            node: inner,
+            min,
+            max,
+        } => {
             let wrap = ctx == Ctx::Atom;
             if wrap {
                 out.push('(');
             }
-            node(g, inner, name, out, Ctx::Atom);
+            node(inner, name, out, Ctx::Atom);
             match (min, max) {
                 (0, Some(1)) => out.push('?'),
                 (0, None) => out.push('*'),

@@ -149,7 +149,11 @@ impl Node {
     /// A literal; empty text is [`Node::Empty`].
     pub(crate) fn lit(s: impl Into<String>) -> Node {
         let s = s.into();
-        if s.is_empty() { Node::Empty } else { Node::Lit(s) }
+        if s.is_empty() {
+            Node::Empty
+        } else {
+            Node::Lit(s)
+        }
     }
 
     /// A sequence, flattened, without empty parts.
@@ -247,9 +251,7 @@ impl Grammar {
     pub(crate) fn charge(&mut self, units: usize) -> Result<(), GrammarError> {
         self.spent += units;
         if self.spent > self.budget {
-            return Err(GrammarError::Budget {
-                limit: self.budget,
-            });
+            return Err(GrammarError::Budget { limit: self.budget });
         }
         Ok(())
     }

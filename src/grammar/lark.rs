@@ -243,7 +243,8 @@ impl Writer<'_> {
                     }
                     first = false;
                     // Free text up to a word it may not hold: a lazy lexeme.
-                    if let (Node::Text { words, .. }, Some(Node::Lit(next))) = (&parts[i], parts.get(i + 1))
+                    if let (Node::Text { words, .. }, Some(Node::Lit(next))) =
+                        (&parts[i], parts.get(i + 1))
                         && let Some(word) = words.iter().find(|w| next.starts_with(w.as_str()))
                     {
                         let lazy = format!("upto-{}", self.anon());
@@ -280,7 +281,11 @@ impl Writer<'_> {
                     out.push(')');
                 }
             }
-            Node::Repeat { node: inner, min, max } => {
+            Node::Repeat {
+                node: inner,
+                min,
+                max,
+            } => {
                 let suffix = match (min, max) {
                     (0, Some(1)) => "?".to_owned(),
                     (0, None) => "*".to_owned(),

@@ -56,7 +56,12 @@ fn reasoning(tg: &ToolGrammar) -> Option<Value> {
     let Node::Seq(parts) = &tg.grammar.get(*root).body else {
         return None;
     };
-    let Some(Node::Repeat { node, min: 0, max: Some(1) }) = parts.first() else {
+    let Some(Node::Repeat {
+        node,
+        min: 0,
+        max: Some(1),
+    }) = parts.first()
+    else {
         return None;
     };
     let Node::Seq(block) = node.as_ref() else {
@@ -85,7 +90,9 @@ fn format(tg: &ToolGrammar, node: &Node) -> Value {
         Node::Mark(Mark::JsonArgs(i), _) => match tg.tools.get(*i) {
             Some((_, schema)) => {
                 let mut schema: Map<String, Value> = schema.clone();
-                schema.entry("type").or_insert_with(|| Value::String("object".into()));
+                schema
+                    .entry("type")
+                    .or_insert_with(|| Value::String("object".into()));
                 json!({"type": "json_schema", "json_schema": schema})
             }
             None => grammar(tg, node),
@@ -97,16 +104,24 @@ fn format(tg: &ToolGrammar, node: &Node) -> Value {
         Node::Alt(options) if options.iter().all(is_envelope) => {
             json!({"type": "or", "elements": options.iter().map(|p| format(tg, p)).collect::<Vec<_>>()})
         }
-        Node::Repeat { node: inner, min, max } if is_envelope(inner) => {
+        Node::Repeat {
+            node: inner,
+            min,
+            max,
+        } if is_envelope(inner) => {
             let content = format(tg, inner);
             match (min, max) {
                 (0, Some(1)) => json!({"type": "optional", "content": content}),
                 (0, None) => json!({"type": "star", "content": content}),
                 (1, None) => json!({"type": "plus", "content": content}),
-                (m, n) => json!({"type": "repeat", "min": m, "max": n.map_or(-1, i64::from), "content": content}),
+                (m, n) => {
+                    json!({"type": "repeat", "min": m, "max": n.map_or(-1, i64::from), "content": content})
+                }
             }
         }
-        Node::Rule(id) if tg.grammar.get(*id).name == "call" => format(tg, &tg.grammar.get(*id).body),
+        Node::Rule(id) if tg.grammar.get(*id).name == "call" => {
+            format(tg, &tg.grammar.get(*id).body)
+        }
         _ => grammar(tg, node),
     }
 }

@@ -99,14 +99,19 @@ pub(crate) fn lower_text(g: &mut Grammar, words: &[String]) -> Result<RuleId, Gr
                 by_target.entry(t).or_default().push(c);
             }
         }
-        let mut options = vec![Node::Empty, Node::seq([Node::Class(CharClass::not(&others)), Node::Rule(ids[0])])];
+        let mut options = vec![
+            Node::Empty,
+            Node::seq([Node::Class(CharClass::not(&others)), Node::Rule(ids[0])]),
+        ];
         let mut targets: Vec<(usize, Vec<char>)> = by_target.into_iter().collect();
         targets.sort();
         for (t, chars) in targets {
             let class = if chars.len() == 1 {
                 Node::lit(chars[0])
             } else {
-                Node::Class(CharClass::of(&chars.iter().map(|&c| (c, c)).collect::<Vec<_>>()))
+                Node::Class(CharClass::of(
+                    &chars.iter().map(|&c| (c, c)).collect::<Vec<_>>(),
+                ))
             };
             options.push(Node::seq([class, Node::Rule(ids[t])]));
         }

@@ -101,7 +101,11 @@ pub(crate) fn is_bare_key(k: &str) -> bool {
 /// wherever the prefix stops being one. `tail` is the rule for any string
 /// of `class` (`class*`).
 pub(crate) fn other_than(class: &CharClass, words: &[&str], tail: &Node, min: u32) -> Node {
-    let words: Vec<&str> = words.iter().copied().filter(|w| w.chars().all(|c| class.contains(c))).collect();
+    let words: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| w.chars().all(|c| class.contains(c)))
+        .collect();
     walk(class, &words, 0, tail, min)
 }
 
@@ -110,7 +114,10 @@ fn walk(class: &CharClass, words: &[&str], at: usize, tail: &Node, min: u32) -> 
         return if min == 0 {
             tail.clone()
         } else {
-            Node::seq([Node::repeat(Node::Class(class.clone()), min, Some(min)), tail.clone()])
+            Node::seq([
+                Node::repeat(Node::Class(class.clone()), min, Some(min)),
+                tail.clone(),
+            ])
         };
     }
     let mut options = Vec::new();
@@ -118,7 +125,10 @@ fn walk(class: &CharClass, words: &[&str], at: usize, tail: &Node, min: u32) -> 
     if min == 0 && !words.iter().any(|w| w.len() == at) {
         options.push(Node::Empty);
     }
-    let next: BTreeSet<char> = words.iter().filter_map(|w| w[at..].chars().next()).collect();
+    let next: BTreeSet<char> = words
+        .iter()
+        .filter_map(|w| w[at..].chars().next())
+        .collect();
     let free: Vec<char> = next.iter().copied().collect();
     let rest_min = min.saturating_sub(1);
     options.push(Node::seq([
@@ -126,7 +136,10 @@ fn walk(class: &CharClass, words: &[&str], at: usize, tail: &Node, min: u32) -> 
         if rest_min == 0 {
             tail.clone()
         } else {
-            Node::seq([Node::repeat(Node::Class(class.clone()), rest_min, Some(rest_min)), tail.clone()])
+            Node::seq([
+                Node::repeat(Node::Class(class.clone()), rest_min, Some(rest_min)),
+                tail.clone(),
+            ])
         },
     ]));
     for c in next {

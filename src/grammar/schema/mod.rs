@@ -138,7 +138,12 @@ impl<'g> Converter<'g> {
         node
     }
 
-    fn dispatch(&mut self, schema: &Value, syntax: Syntax, only: Only) -> Result<Node, GrammarError> {
+    fn dispatch(
+        &mut self,
+        schema: &Value,
+        syntax: Syntax,
+        only: Only,
+    ) -> Result<Node, GrammarError> {
         let obj = match schema {
             Value::Bool(true) => return self.unconstrained(syntax, only),
             Value::Bool(false) => return Err(self.schema_error("a `false` schema allows no value")),
@@ -241,7 +246,12 @@ impl<'g> Converter<'g> {
         }
     }
 
-    fn reference(&mut self, target: &str, syntax: Syntax, only: Only) -> Result<Node, GrammarError> {
+    fn reference(
+        &mut self,
+        target: &str,
+        syntax: Syntax,
+        only: Only,
+    ) -> Result<Node, GrammarError> {
         let schema = self.pointer(target)?;
         if only != Only::All {
             return self.value_of(schema, syntax, only);
@@ -250,7 +260,11 @@ impl<'g> Converter<'g> {
         if let Some(&id) = self.refs.get(&key) {
             return Ok(Node::Rule(id));
         }
-        let hint = format!("{}-{}", syntax.key(), target.rsplit('/').next().unwrap_or("ref"));
+        let hint = format!(
+            "{}-{}",
+            syntax.key(),
+            target.rsplit('/').next().unwrap_or("ref")
+        );
         let id = self.g.reserve(&hint)?;
         self.refs.insert(key, id);
         let body = self.value(schema, syntax)?;
@@ -258,7 +272,12 @@ impl<'g> Converter<'g> {
         Ok(Node::Rule(id))
     }
 
-    fn literals(&mut self, values: &[Value], syntax: Syntax, only: Only) -> Result<Node, GrammarError> {
+    fn literals(
+        &mut self,
+        values: &[Value],
+        syntax: Syntax,
+        only: Only,
+    ) -> Result<Node, GrammarError> {
         self.g.charge(values.len())?;
         let options: Vec<Node> = values
             .iter()
@@ -272,7 +291,12 @@ impl<'g> Converter<'g> {
         self.options(options, only)
     }
 
-    fn typed(&mut self, ty: &str, obj: &Map<String, Value>, syntax: Syntax) -> Result<Node, GrammarError> {
+    fn typed(
+        &mut self,
+        ty: &str,
+        obj: &Map<String, Value>,
+        syntax: Syntax,
+    ) -> Result<Node, GrammarError> {
         Ok(match ty {
             "string" => self.string(obj, syntax)?,
             "integer" => self.integer(obj),
@@ -292,7 +316,11 @@ impl<'g> Converter<'g> {
     }
 
     fn null(&self, syntax: Syntax) -> Node {
-        Node::lit(if syntax == Syntax::Python { "None" } else { "null" })
+        Node::lit(if syntax == Syntax::Python {
+            "None"
+        } else {
+            "null"
+        })
     }
 
     /// Bounded whitespace between JSON tokens: nothing, a space, or a
@@ -306,7 +334,11 @@ impl<'g> Converter<'g> {
                 Node::lit(" "),
                 Node::seq([
                     Node::lit("\n"),
-                    Node::repeat(Node::Class(CharClass::of(&[(' ', ' '), ('\t', '\t')])), 0, Some(20)),
+                    Node::repeat(
+                        Node::Class(CharClass::of(&[(' ', ' '), ('\t', '\t')])),
+                        0,
+                        Some(20),
+                    ),
                 ]),
             ])))
         })
@@ -318,7 +350,9 @@ impl<'g> Converter<'g> {
         let cap = self.limits.max_repeat;
         let read = |k: &str| obj.get(k).and_then(Value::as_u64);
         let min = read(min_key).map_or(0, |m| m.min(u64::from(cap)) as u32);
-        let max = read(max_key).filter(|&m| m <= u64::from(cap)).map(|m| m as u32);
+        let max = read(max_key)
+            .filter(|&m| m <= u64::from(cap))
+            .map(|m| m as u32);
         match max {
             Some(max) if max < min => (min, Some(min)),
             _ => (min, max),
@@ -331,14 +365,22 @@ impl<'g> Converter<'g> {
         } else {
             ("\"", "\"")
         };
-        if let Some(text) = obj.get("format").and_then(Value::as_str).and_then(format_text) {
+        if let Some(text) = obj
+            .get("format")
+            .and_then(Value::as_str)
+            .and_then(format_text)
+        {
             return Ok(Node::seq([Node::lit(open), text, Node::lit(close)]));
         }
         let (min, max) = self.bounds(obj, "minLength", "maxLength");
         let bounded = min > 0 || max.is_some();
         let unit = match syntax {
-            Syntax::Gemma if bounded => self.g.shared("gemma-char", |_| Ok(string::gemma_unit(false)))?,
-            Syntax::Gemma => self.g.shared("gemma-unit", |_| Ok(string::gemma_unit(true)))?,
+            Syntax::Gemma if bounded => self
+                .g
+                .shared("gemma-char", |_| Ok(string::gemma_unit(false)))?,
+            Syntax::Gemma => self
+                .g
+                .shared("gemma-unit", |_| Ok(string::gemma_unit(true)))?,
             _ => {
                 let key = format!("{}-char", syntax.key());
                 self.g.shared(&key, |_| Ok(quoted_unit(syntax)))?
@@ -347,10 +389,18 @@ impl<'g> Converter<'g> {
         if !bounded {
             let key = format!("{}-string", syntax.key());
             return self.g.shared(&key, |_| {
-                Ok(Node::seq([Node::lit(open), Node::repeat(unit, 0, None), Node::lit(close)]))
+                Ok(Node::seq([
+                    Node::lit(open),
+                    Node::repeat(unit, 0, None),
+                    Node::lit(close),
+                ]))
             });
         }
-        Ok(Node::seq([Node::lit(open), Node::repeat(unit, min, max), Node::lit(close)]))
+        Ok(Node::seq([
+            Node::lit(open),
+            Node::repeat(unit, min, max),
+            Node::lit(close),
+        ]))
     }
 
     fn integer(&mut self, obj: &Map<String, Value>) -> Node {
@@ -395,7 +445,12 @@ impl<'g> Converter<'g> {
             Node::seq([
                 Node::Class(CharClass::of(&[('a', 'z'), ('A', 'Z'), ('_', '_')])),
                 Node::repeat(
-                    Node::Class(CharClass::of(&[('a', 'z'), ('A', 'Z'), ('0', '9'), ('_', '_')])),
+                    Node::Class(CharClass::of(&[
+                        ('a', 'z'),
+                        ('A', 'Z'),
+                        ('0', '9'),
+                        ('_', '_'),
+                    ])),
                     0,
                     Some(63),
                 ),
@@ -417,7 +472,10 @@ impl<'g> Converter<'g> {
         let array = Node::seq([
             Node::lit("["),
             ws,
-            Node::opt(Node::seq([item.clone(), Node::repeat(Node::seq([item_sep, item]), 0, None)])),
+            Node::opt(Node::seq([
+                item.clone(),
+                Node::repeat(Node::seq([item_sep, item]), 0, None),
+            ])),
             Node::lit("]"),
         ]);
         let object = self.g.rule(&format!("{}-object", syntax.key()), object)?;
@@ -508,7 +566,10 @@ impl<'g> Converter<'g> {
                 None => self.any_value(syntax)?,
             };
             names.push(name);
-            items.push((Node::seq([Node::lit(key), kv.clone(), value, ws.clone()]), true));
+            items.push((
+                Node::seq([Node::lit(key), kv.clone(), value, ws.clone()]),
+                true,
+            ));
         }
         let extra = match extra {
             Some(schema) if syntax != Syntax::Gemma => {
@@ -529,9 +590,11 @@ impl<'g> Converter<'g> {
             plain.push(('<', '<'));
         }
         let class = CharClass::not(&plain);
-        let tail = self.g.shared(&format!("{}-plain-chars", syntax.key()), |_| {
-            Ok(Node::repeat(Node::Class(class.clone()), 0, None))
-        })?;
+        let tail = self
+            .g
+            .shared(&format!("{}-plain-chars", syntax.key()), |_| {
+                Ok(Node::repeat(Node::Class(class.clone()), 0, None))
+            })?;
         self.g.charge(names.iter().map(|n| n.len()).sum())?;
         let inner = other_than(&class, names, &tail, 0);
         Ok(Node::seq([Node::lit("\""), inner, Node::lit("\"")]))
@@ -568,7 +631,10 @@ impl<'g> Converter<'g> {
                 let first_ref = self.shared_if_large("members-first", first)?;
                 let with = Node::seq([member.clone(), after_ref.clone()]);
                 first = Node::alt(vec![with, first_ref]);
-                after = Node::alt(vec![Node::seq([sep.clone(), member, after_ref.clone()]), after_ref]);
+                after = Node::alt(vec![
+                    Node::seq([sep.clone(), member, after_ref.clone()]),
+                    after_ref,
+                ]);
             }
         }
         Ok(first)
@@ -594,7 +660,9 @@ impl<'g> Converter<'g> {
         };
         let rest = match obj.get("items") {
             Some(Value::Bool(false)) => None,
-            Some(schema @ Value::Object(_)) | Some(schema @ Value::Bool(true)) => Some(schema.clone()),
+            Some(schema @ Value::Object(_)) | Some(schema @ Value::Bool(true)) => {
+                Some(schema.clone())
+            }
             // Draft 4 tuples: `items` as an array.
             Some(Value::Array(_)) => None,
             None if prefix.is_empty() => Some(Value::Bool(true)),
@@ -637,7 +705,10 @@ impl<'g> Converter<'g> {
             }
         }
         Ok(Node::seq(
-            [Node::lit("["), ws].into_iter().chain(parts).chain([Node::lit("]")]),
+            [Node::lit("["), ws]
+                .into_iter()
+                .chain(parts)
+                .chain([Node::lit("]")]),
         ))
     }
 }
@@ -646,9 +717,23 @@ impl<'g> Converter<'g> {
 fn is_constraint(k: &str) -> bool {
     matches!(
         k,
-        "type" | "properties" | "required" | "additionalProperties" | "items" | "prefixItems"
-            | "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "minLength"
-            | "maxLength" | "minItems" | "maxItems" | "format" | "enum" | "const"
+        "type"
+            | "properties"
+            | "required"
+            | "additionalProperties"
+            | "items"
+            | "prefixItems"
+            | "minimum"
+            | "maximum"
+            | "exclusiveMinimum"
+            | "exclusiveMaximum"
+            | "minLength"
+            | "maxLength"
+            | "minItems"
+            | "maxItems"
+            | "format"
+            | "enum"
+            | "const"
     )
 }
 
@@ -656,7 +741,12 @@ fn is_constraint(k: &str) -> bool {
 fn inferred_types(obj: &Map<String, Value>) -> Vec<&'static str> {
     let has = |ks: &[&str]| ks.iter().any(|k| obj.contains_key(*k));
     let mut types = Vec::new();
-    if has(&["properties", "additionalProperties", "required", "patternProperties"]) {
+    if has(&[
+        "properties",
+        "additionalProperties",
+        "required",
+        "patternProperties",
+    ]) {
         types.push("object");
     }
     if has(&["items", "prefixItems", "minItems", "maxItems"]) {
@@ -685,7 +775,11 @@ fn numeric_bounds(obj: &Map<String, Value>) -> (Option<number::Bound>, Option<nu
             exclusive: true,
         });
         match (a, b) {
-            (Some(a), Some(b)) => Some(if tighter(b.value, a.value) || b.value == a.value { b } else { a }),
+            (Some(a), Some(b)) => Some(if tighter(b.value, a.value) || b.value == a.value {
+                b
+            } else {
+                a
+            }),
             (a, b) => a.or(b),
         }
     };

@@ -34,9 +34,15 @@ fn at_least(s: &[u8]) -> Node {
     if s.iter().all(|&d| d == 0) {
         return digits(s.len() as u32);
     }
-    let mut options = vec![Node::seq([Node::lit((b'0' + first) as char), at_least(rest)])];
+    let mut options = vec![Node::seq([
+        Node::lit((b'0' + first) as char),
+        at_least(rest),
+    ])];
     if first < 9 {
-        options.push(Node::seq([digit_range(first + 1, 9), digits(rest.len() as u32)]));
+        options.push(Node::seq([
+            digit_range(first + 1, 9),
+            digits(rest.len() as u32),
+        ]));
     }
     Node::alt(options)
 }
@@ -49,9 +55,15 @@ fn at_most(s: &[u8]) -> Node {
     if s.iter().all(|&d| d == 9) {
         return digits(s.len() as u32);
     }
-    let mut options = vec![Node::seq([Node::lit((b'0' + first) as char), at_most(rest)])];
+    let mut options = vec![Node::seq([
+        Node::lit((b'0' + first) as char),
+        at_most(rest),
+    ])];
     if first > 0 {
-        options.push(Node::seq([digit_range(0, first - 1), digits(rest.len() as u32)]));
+        options.push(Node::seq([
+            digit_range(0, first - 1),
+            digits(rest.len() as u32),
+        ]));
     }
     Node::alt(options)
 }

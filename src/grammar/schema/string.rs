@@ -61,9 +61,26 @@ pub(crate) fn quoted_unit(syntax: Syntax) -> Node {
     }
     // Python reads `\/` as two chars: only JSON writes it.
     let simple: &[(char, char)] = if syntax == Syntax::Python {
-        &[('"', '"'), ('\\', '\\'), ('b', 'b'), ('f', 'f'), ('n', 'n'), ('r', 'r'), ('t', 't')]
+        &[
+            ('"', '"'),
+            ('\\', '\\'),
+            ('b', 'b'),
+            ('f', 'f'),
+            ('n', 'n'),
+            ('r', 'r'),
+            ('t', 't'),
+        ]
     } else {
-        &[('"', '"'), ('\\', '\\'), ('/', '/'), ('b', 'b'), ('f', 'f'), ('n', 'n'), ('r', 'r'), ('t', 't')]
+        &[
+            ('"', '"'),
+            ('\\', '\\'),
+            ('/', '/'),
+            ('b', 'b'),
+            ('f', 'f'),
+            ('n', 'n'),
+            ('r', 'r'),
+            ('t', 't'),
+        ]
     };
     Node::alt(vec![
         Node::Class(CharClass::not(&plain)),
@@ -130,7 +147,10 @@ pub(crate) fn format_text(format: &str) -> Option<Node> {
             Node::lit(":"),
             c('0', '5'),
             c('0', '9'),
-            Node::opt(Node::seq([Node::lit("."), Node::repeat(c('0', '9'), 1, Some(6))])),
+            Node::opt(Node::seq([
+                Node::lit("."),
+                Node::repeat(c('0', '9'), 1, Some(6)),
+            ])),
             Node::alt(vec![
                 Node::lit("Z"),
                 Node::seq([
@@ -143,7 +163,13 @@ pub(crate) fn format_text(format: &str) -> Option<Node> {
             ]),
         ])
     };
-    let h = |n: u32| Node::repeat(Node::Class(CharClass::of(&[('0', '9'), ('a', 'f')])), n, Some(n));
+    let h = |n: u32| {
+        Node::repeat(
+            Node::Class(CharClass::of(&[('0', '9'), ('a', 'f')])),
+            n,
+            Some(n),
+        )
+    };
     Some(match format {
         "date" => date(),
         "time" => time(),
@@ -168,10 +194,9 @@ pub(crate) fn format_text(format: &str) -> Option<Node> {
 /// XML value `<` is written `\u003c`.
 pub(crate) fn quoted_text(s: &str, syntax: Syntax) -> String {
     let json = serde_json::Value::String(s.to_owned()).to_string();
-    let json = if syntax == Syntax::JsonInXml {
+    if syntax == Syntax::JsonInXml {
         json.replace('<', "\\u003c")
     } else {
         json
-    };
-    json
+    }
 }

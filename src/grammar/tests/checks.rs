@@ -10,7 +10,8 @@ use super::super::text::text_without;
 use super::derive::Deriver;
 use crate::core::{JsonObject, WireFormat};
 use crate::grammar::{
-    GrammarCache, GrammarError, GrammarLimits, GrammarOptions, GrammarTool, ToolChoice, build_grammar,
+    GrammarCache, GrammarError, GrammarLimits, GrammarOptions, GrammarTool, ToolChoice,
+    build_grammar,
 };
 
 /// The end positions `node` can reach from `at` in `s` (a naive matcher,
@@ -77,23 +78,48 @@ fn matches(g: &Grammar, node: &Node, s: &str) -> bool {
 fn value(schema: Value, syntax: Syntax) -> (Grammar, Node) {
     let mut g = Grammar::with_budget(1_000_000);
     let root = schema.clone();
-    let node = Converter::new(&mut g, WireFormat::Hermes, "t", &root, GrammarLimits::default())
-        .value(&schema, syntax)
-        .expect("converts");
+    let node = Converter::new(
+        &mut g,
+        WireFormat::Hermes,
+        "t",
+        &root,
+        GrammarLimits::default(),
+    )
+    .value(&schema, syntax)
+    .expect("converts");
     (g, node)
 }
 
 #[test]
 fn integer_bounds_are_exact() {
-    for (lo, hi) in [(-5, 1000), (0, 9), (7, 7), (-120, -3), (95, 10_050), (1, 14)] {
-        let (g, node) = value(json!({"type": "integer", "minimum": lo, "maximum": hi}), Syntax::Json);
+    for (lo, hi) in [
+        (-5, 1000),
+        (0, 9),
+        (7, 7),
+        (-120, -3),
+        (95, 10_050),
+        (1, 14),
+    ] {
+        let (g, node) = value(
+            json!({"type": "integer", "minimum": lo, "maximum": hi}),
+            Syntax::Json,
+        );
         for n in (lo - 200)..=(hi + 200) {
-            assert_eq!(matches(&g, &node, &n.to_string()), (lo..=hi).contains(&n), "{n} in [{lo}, {hi}]");
+            assert_eq!(
+                matches(&g, &node, &n.to_string()),
+                (lo..=hi).contains(&n),
+                "{n} in [{lo}, {hi}]"
+            );
         }
         assert!(!matches(&g, &node, "007"), "no leading zeros");
     }
-    let (g, node) = value(json!({"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10}), Syntax::Json);
-    let inside: Vec<i64> = (-20..30).filter(|n| matches(&g, &node, &n.to_string())).collect();
+    let (g, node) = value(
+        json!({"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10}),
+        Syntax::Json,
+    );
+    let inside: Vec<i64> = (-20..30)
+        .filter(|n| matches(&g, &node, &n.to_string()))
+        .collect();
     assert_eq!(inside, (1..10).collect::<Vec<_>>());
 }
 
@@ -101,11 +127,14 @@ fn integer_bounds_are_exact() {
 fn number_bounds_never_admit_a_value_outside() {
     let cases = [(0.0, 1.0), (-2.5, 3.0), (-1.0, -0.25), (10.0, 12.0)];
     let texts = [
-        "0", "1", "1.0", "1.5", "0.5", "0.05", "-0.5", "-1", "-1.5", "-2", "-2.5", "-2.6", "3", "3.5", "2.99", "-0.25",
-        "-0.3", "-0.2", "10", "11.75", "12", "12.01", "9.99",
+        "0", "1", "1.0", "1.5", "0.5", "0.05", "-0.5", "-1", "-1.5", "-2", "-2.5", "-2.6", "3",
+        "3.5", "2.99", "-0.25", "-0.3", "-0.2", "10", "11.75", "12", "12.01", "9.99",
     ];
     for (lo, hi) in cases {
-        let (g, node) = value(json!({"type": "number", "minimum": lo, "maximum": hi}), Syntax::Json);
+        let (g, node) = value(
+            json!({"type": "number", "minimum": lo, "maximum": hi}),
+            Syntax::Json,
+        );
         for t in texts {
             let v: f64 = t.parse().expect("number");
             if matches(&g, &node, t) {
@@ -115,7 +144,10 @@ fn number_bounds_never_admit_a_value_outside() {
         // The integers inside and a value with a fraction are admitted.
         assert!(matches(&g, &node, &format!("{}", hi.floor() as i64)));
     }
-    let (g, node) = value(json!({"type": "number", "minimum": 0, "maximum": 1}), Syntax::Json);
+    let (g, node) = value(
+        json!({"type": "number", "minimum": 0, "maximum": 1}),
+        Syntax::Json,
+    );
     for t in ["0", "0.5", "0.999", "1"] {
         assert!(matches(&g, &node, t), "{t}");
     }
@@ -126,7 +158,10 @@ fn number_bounds_never_admit_a_value_outside() {
 
 #[test]
 fn strings_escape_and_bound() {
-    let (g, node) = value(json!({"type": "string", "minLength": 2, "maxLength": 3}), Syntax::Json);
+    let (g, node) = value(
+        json!({"type": "string", "minLength": 2, "maxLength": 3}),
+        Syntax::Json,
+    );
     for (s, ok) in [
         (r#""ab""#, true),
         (r#""a\nb""#, true),
@@ -142,7 +177,10 @@ fn strings_escape_and_bound() {
     assert!(matches(&g, &node, r#""a\u003cb""#));
     assert!(!matches(&g, &node, r#""a<b""#));
     let (g, node) = value(json!({"type": "string"}), Syntax::Python);
-    assert!(!matches(&g, &node, r#""a\/b""#), "Python reads \\/ as two chars");
+    assert!(
+        !matches(&g, &node, r#""a\/b""#),
+        "Python reads \\/ as two chars"
+    );
     let (g, node) = value(json!({"type": "string", "format": "date"}), Syntax::Json);
     assert!(matches(&g, &node, r#""2024-02-29""#));
     assert!(!matches(&g, &node, r#""2024-13-01""#));
@@ -181,16 +219,25 @@ fn objects_keep_declared_order_and_required_members() {
 
 #[test]
 fn arrays_enforce_small_counts_and_loosen_large_ones() {
-    let (g, node) = value(json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2}), Syntax::Json);
+    let (g, node) = value(
+        json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2}),
+        Syntax::Json,
+    );
     assert!(!matches(&g, &node, "[]"));
     assert!(matches(&g, &node, "[1]"));
     assert!(matches(&g, &node, "[1, 2]"));
     assert!(!matches(&g, &node, "[1, 2, 3]"));
-    let (g, node) = value(json!({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": false}), Syntax::Python);
+    let (g, node) = value(
+        json!({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": false}),
+        Syntax::Python,
+    );
     assert!(matches(&g, &node, r#"[1, "a"]"#));
     assert!(!matches(&g, &node, "[1]"));
     // A bound past the limit is not expanded: the grammar stays small.
-    let (g, _) = value(json!({"type": "array", "items": {"type": "integer"}, "maxItems": 100_000}), Syntax::Json);
+    let (g, _) = value(
+        json!({"type": "array", "items": {"type": "integer"}, "maxItems": 100_000}),
+        Syntax::Json,
+    );
     assert!(g.rules.len() < 20, "{} rules", g.rules.len());
 }
 
@@ -201,8 +248,16 @@ fn recursive_refs_are_one_rule_each() {
         "$ref": "#/$defs/n"
     });
     let (g, node) = value(schema, Syntax::Json);
-    assert!(matches(&g, &node, r#"{"next": {"next": {"v": 3}}, "v": 1}"#));
-    let refs = g.rules.iter().filter(|r| r.name.starts_with("json-n")).count();
+    assert!(matches(
+        &g,
+        &node,
+        r#"{"next": {"next": {"v": 3}}, "v": 1}"#
+    ));
+    let refs = g
+        .rules
+        .iter()
+        .filter(|r| r.name.starts_with("json-n"))
+        .count();
     assert_eq!(refs, 1);
 }
 
@@ -228,7 +283,12 @@ fn schema_bombs_cost_linear_work_or_hit_the_budget() {
     let options = GrammarOptions::new(ToolChoice::Required);
     // width^depth alternatives if inlined; one rule per def here.
     let schema = bomb(8, 12);
-    let grammar = build_grammar(&[GrammarTool::new("b", &schema)], WireFormat::Hermes, &options).expect("builds");
+    let grammar = build_grammar(
+        &[GrammarTool::new("b", &schema)],
+        WireFormat::Hermes,
+        &options,
+    )
+    .expect("builds");
     assert!(grammar.rule_count() < 40, "{} rules", grammar.rule_count());
     // A wide one exceeds a small budget: a typed error.
     let wide = bomb(5_000, 50);
@@ -239,15 +299,24 @@ fn schema_bombs_cost_linear_work_or_hit_the_budget() {
         },
         ..options.clone()
     };
-    let err = build_grammar(&[GrammarTool::new("b", &wide)], WireFormat::Hermes, &small).expect_err("over budget");
+    let err = build_grammar(&[GrammarTool::new("b", &wide)], WireFormat::Hermes, &small)
+        .expect_err("over budget");
     assert!(err.is_limit(), "{err}");
     // Deep nesting: a typed error, not a stack overflow.
     let mut deep = json!({"type": "integer"});
     for _ in 0..100 {
         deep = json!({"type": "array", "items": deep});
     }
-    let schema = json!({"type": "object", "properties": {"x": deep}}).as_object().cloned().unwrap_or_default();
-    let err = build_grammar(&[GrammarTool::new("d", &schema)], WireFormat::Hermes, &options).expect_err("too deep");
+    let schema = json!({"type": "object", "properties": {"x": deep}})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let err = build_grammar(
+        &[GrammarTool::new("d", &schema)],
+        WireFormat::Hermes,
+        &options,
+    )
+    .expect_err("too deep");
     assert!(matches!(err, GrammarError::TooDeep { .. }), "{err}");
 }
 
@@ -273,7 +342,11 @@ fn text_without_words_never_holds_them() {
     for seed in 0..200 {
         let mut d = Deriver::new(&g, seed);
         d.derive(&root);
-        assert!(!words.iter().any(|w| d.out.contains(w.as_str())), "{:?}", d.out);
+        assert!(
+            !words.iter().any(|w| d.out.contains(w.as_str())),
+            "{:?}",
+            d.out
+        );
     }
 }
 
@@ -286,13 +359,19 @@ fn weather() -> JsonObject {
 
 #[test]
 fn gbnf_of_a_small_grammar() {
-    let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
+    let schema =
+        json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
     let schema = schema.as_object().cloned().unwrap_or_default();
     let options = GrammarOptions {
         parallel_tool_calls: false,
         ..GrammarOptions::new(ToolChoice::Required)
     };
-    let g = build_grammar(&[GrammarTool::new("f", &schema)], WireFormat::Glm47, &options).expect("builds");
+    let g = build_grammar(
+        &[GrammarTool::new("f", &schema)],
+        WireFormat::Glm47,
+        &options,
+    )
+    .expect("builds");
     let expected = "root ::= calls\n\
         calls ::= call\n\
         call ::= \"<tool_call>f\" f-args \"</tool_call>\"\n\
@@ -304,11 +383,19 @@ fn gbnf_of_a_small_grammar() {
 fn lazy_grammars_and_their_other_forms() {
     let schema = weather();
     let tools = [GrammarTool::new("get_weather", &schema)];
-    let g = build_grammar(&tools, WireFormat::Hermes, &GrammarOptions::new(ToolChoice::Auto)).expect("builds");
+    let g = build_grammar(
+        &tools,
+        WireFormat::Hermes,
+        &GrammarOptions::new(ToolChoice::Auto),
+    )
+    .expect("builds");
     assert!(g.is_lazy());
     assert_eq!(g.triggers(), ["<tool_call>"]);
     assert!(g.gbnf().starts_with("root ::= call "), "{}", g.gbnf());
-    assert!(g.gbnf_whole().contains("text"), "the whole form starts with free text");
+    assert!(
+        g.gbnf_whole().contains("text"),
+        "the whole form starts with free text"
+    );
     let lark = g.lark();
     assert!(lark.contains("%json {"), "{lark}");
     assert!(lark.contains("[lazy]: /(?s:.*)/ \"<tool_call>\""), "{lark}");
@@ -318,23 +405,48 @@ fn lazy_grammars_and_their_other_forms() {
     assert_eq!(tag["format"]["triggers"], json!(["<tool_call>"]));
     assert_eq!(tag["format"]["at_least_one"], false);
     let t = &tag["format"]["tags"][0];
-    assert_eq!(t["begin"], "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": ");
+    assert_eq!(
+        t["begin"],
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
+    );
     assert_eq!(t["content"]["type"], "json_schema");
     assert_eq!(t["end"], "}\n</tool_call>");
     // An XML dialect's content is a grammar; a named tool is required.
-    let g = build_grammar(&tools, WireFormat::Qwen3Coder, &GrammarOptions::new(ToolChoice::Named("get_weather".into())))
-        .expect("builds");
+    let g = build_grammar(
+        &tools,
+        WireFormat::Qwen3Coder,
+        &GrammarOptions::new(ToolChoice::Named("get_weather".into())),
+    )
+    .expect("builds");
     let tag = g.structural_tag();
     assert_eq!(tag["format"]["at_least_one"], true);
     assert_eq!(tag["format"]["tags"][0]["content"]["type"], "grammar");
     // `none`: free text without the trigger.
-    let g = build_grammar(&tools, WireFormat::Hermes, &GrammarOptions::new(ToolChoice::None)).expect("builds");
+    let g = build_grammar(
+        &tools,
+        WireFormat::Hermes,
+        &GrammarOptions::new(ToolChoice::None),
+    )
+    .expect("builds");
     assert!(!g.is_lazy());
-    assert_eq!(g.structural_tag()["format"], json!({"type": "any_text", "excludes": ["<tool_call>"]}));
+    assert_eq!(
+        g.structural_tag()["format"],
+        json!({"type": "any_text", "excludes": ["<tool_call>"]})
+    );
     // Per-tool triggers where the dialect has no marker.
-    let g = build_grammar(&tools, WireFormat::Pythonic, &GrammarOptions::new(ToolChoice::Auto)).expect("builds");
+    let g = build_grammar(
+        &tools,
+        WireFormat::Pythonic,
+        &GrammarOptions::new(ToolChoice::Auto),
+    )
+    .expect("builds");
     assert_eq!(g.triggers(), ["[get_weather("]);
-    let g = build_grammar(&tools, WireFormat::Xml, &GrammarOptions::new(ToolChoice::Auto)).expect("builds");
+    let g = build_grammar(
+        &tools,
+        WireFormat::Xml,
+        &GrammarOptions::new(ToolChoice::Auto),
+    )
+    .expect("builds");
     assert_eq!(g.triggers(), ["<get_weather>"]);
 }
 
@@ -343,27 +455,47 @@ fn what_cannot_be_built_is_a_typed_error() {
     let schema = weather();
     let tools = [GrammarTool::new("get_weather", &schema)];
     let required = GrammarOptions::new(ToolChoice::Required);
-    for format in [WireFormat::OpenAiChat, WireFormat::Anthropic, WireFormat::Think] {
+    for format in [
+        WireFormat::OpenAiChat,
+        WireFormat::Anthropic,
+        WireFormat::Think,
+    ] {
         assert_eq!(
             build_grammar(&tools, format, &required).expect_err("not a text dialect"),
             GrammarError::NotATextDialect(format)
         );
     }
-    assert_eq!(build_grammar(&[], WireFormat::Hermes, &required).expect_err("no tools"), GrammarError::NoTools);
+    assert_eq!(
+        build_grammar(&[], WireFormat::Hermes, &required).expect_err("no tools"),
+        GrammarError::NoTools
+    );
     let named = GrammarOptions::new(ToolChoice::Named("nope".into()));
     assert_eq!(
         build_grammar(&tools, WireFormat::Hermes, &named).expect_err("unknown"),
         GrammarError::UnknownTool("nope".into())
     );
     let bad = [GrammarTool::new("a b", &schema)];
-    assert!(matches!(build_grammar(&bad, WireFormat::Hermes, &required), Err(GrammarError::ToolName(_))));
+    assert!(matches!(
+        build_grammar(&bad, WireFormat::Hermes, &required),
+        Err(GrammarError::ToolName(_))
+    ));
     // A top-level `$ref` is read as text by the XML dialects' detector, but
     // its schema wants an object: no faithful grammar.
     let by_ref = json!({"type": "object", "$defs": {"p": {"type": "object"}}, "properties": {"p": {"$ref": "#/$defs/p"}}});
     let by_ref = by_ref.as_object().cloned().unwrap_or_default();
     let tools = [GrammarTool::new("f", &by_ref)];
-    let err = build_grammar(&tools, WireFormat::Qwen3Coder, &required).expect_err("unrepresentable");
-    assert!(matches!(err, GrammarError::Unrepresentable { dialect: WireFormat::Qwen3Coder, .. }), "{err}");
+    let err =
+        build_grammar(&tools, WireFormat::Qwen3Coder, &required).expect_err("unrepresentable");
+    assert!(
+        matches!(
+            err,
+            GrammarError::Unrepresentable {
+                dialect: WireFormat::Qwen3Coder,
+                ..
+            }
+        ),
+        "{err}"
+    );
     // The JSON dialects carry it.
     assert!(build_grammar(&tools, WireFormat::Hermes, &required).is_ok());
 }
@@ -371,15 +503,42 @@ fn what_cannot_be_built_is_a_typed_error() {
 #[test]
 fn the_cache_builds_once_per_input() {
     let schema = weather();
-    let other = json!({"type": "object"}).as_object().cloned().unwrap_or_default();
+    let other = json!({"type": "object"})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
     let cache = GrammarCache::new(2);
     let options = GrammarOptions::new(ToolChoice::Required);
-    let a = cache.get_or_build(&[GrammarTool::new("w", &schema)], WireFormat::Hermes, &options).expect("builds");
-    let b = cache.get_or_build(&[GrammarTool::new("w", &schema)], WireFormat::Hermes, &options).expect("builds");
+    let a = cache
+        .get_or_build(
+            &[GrammarTool::new("w", &schema)],
+            WireFormat::Hermes,
+            &options,
+        )
+        .expect("builds");
+    let b = cache
+        .get_or_build(
+            &[GrammarTool::new("w", &schema)],
+            WireFormat::Hermes,
+            &options,
+        )
+        .expect("builds");
     assert!(std::sync::Arc::ptr_eq(&a, &b));
     assert_eq!(cache.len(), 1);
-    let c = cache.get_or_build(&[GrammarTool::new("w", &other)], WireFormat::Hermes, &options).expect("builds");
+    let c = cache
+        .get_or_build(
+            &[GrammarTool::new("w", &other)],
+            WireFormat::Hermes,
+            &options,
+        )
+        .expect("builds");
     assert!(!std::sync::Arc::ptr_eq(&a, &c));
-    let _ = cache.get_or_build(&[GrammarTool::new("w", &schema)], WireFormat::Glm47, &options).expect("builds");
+    let _ = cache
+        .get_or_build(
+            &[GrammarTool::new("w", &schema)],
+            WireFormat::Glm47,
+            &options,
+        )
+        .expect("builds");
     assert_eq!(cache.len(), 2, "bounded");
 }

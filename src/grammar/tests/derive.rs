@@ -25,7 +25,11 @@ impl Rng {
     }
 
     pub(super) fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 }
 
@@ -41,12 +45,14 @@ pub(super) struct Span {
 /// Chars tried for a negated class: some of every kind the grammar cares
 /// about (markup, quotes, escapes, newlines, non-ASCII).
 const SAMPLE: &[char] = &[
-    'a', 'b', 'z', 'N', 'n', 'u', 'l', 'p', 'Q', '0', '7', ' ', ' ', '\n', '\t', '"', '\'', '\\', '/',
-    '<', '>', '{', '}', '[', ']', ',', ':', '=', '|', '-', '_', '.', 'é', '€', '😀', '#',
+    'a', 'b', 'z', 'N', 'n', 'u', 'l', 'p', 'Q', '0', '7', ' ', ' ', '\n', '\t', '"', '\'', '\\',
+    '/', '<', '>', '{', '}', '[', ']', ',', ':', '=', '|', '-', '_', '.', 'é', '€', '😀', '#',
 ];
 
 /// Free text that opens nothing in any dialect.
-const TEXT: &[char] = &['a', 'b', 'c', 'x', 'y', ' ', ' ', '.', ',', '!', '\n', 'é', '?'];
+const TEXT: &[char] = &[
+    'a', 'b', 'c', 'x', 'y', ' ', ' ', '.', ',', '!', '\n', 'é', '?',
+];
 
 pub(super) struct Deriver<'g> {
     g: &'g Grammar,
@@ -172,7 +178,11 @@ impl<'g> Deriver<'g> {
             }
             return a;
         }
-        let allowed: Vec<char> = SAMPLE.iter().copied().filter(|&ch| c.contains(ch)).collect();
+        let allowed: Vec<char> = SAMPLE
+            .iter()
+            .copied()
+            .filter(|&ch| c.contains(ch))
+            .collect();
         if allowed.is_empty() {
             return 'a';
         }
@@ -183,8 +193,16 @@ impl<'g> Deriver<'g> {
 fn node_height(node: &Node, heights: &[u32]) -> u32 {
     match node {
         Node::Empty | Node::Lit(_) | Node::Class(_) | Node::Text { .. } => 0,
-        Node::Seq(parts) => parts.iter().map(|p| node_height(p, heights)).max().unwrap_or(0),
-        Node::Alt(options) => options.iter().map(|p| node_height(p, heights)).min().unwrap_or(0),
+        Node::Seq(parts) => parts
+            .iter()
+            .map(|p| node_height(p, heights))
+            .max()
+            .unwrap_or(0),
+        Node::Alt(options) => options
+            .iter()
+            .map(|p| node_height(p, heights))
+            .min()
+            .unwrap_or(0),
         Node::Repeat { node, min, .. } => {
             if *min == 0 {
                 0
@@ -220,8 +238,12 @@ pub(super) fn expected_calls(text: &str, spans: &[Span]) -> Result<Vec<Expected>
         let mut json = Vec::new();
         collect_json_args(&call.children, &mut json);
         if let Some(span) = json.first() {
-            let v: Value = serde_json::from_str(&text[span.start..span.end]).map_err(|e| e.to_string())?;
-            arguments = v.as_object().cloned().ok_or("json arguments that are not an object")?;
+            let v: Value =
+                serde_json::from_str(&text[span.start..span.end]).map_err(|e| e.to_string())?;
+            arguments = v
+                .as_object()
+                .cloned()
+                .ok_or("json arguments that are not an object")?;
         }
         let mut params = Vec::new();
         collect(&call.children, &Mark::Param, &mut params);
@@ -313,7 +335,11 @@ impl<'a> Literal<'a> {
     }
 
     fn sep(&mut self) -> bool {
-        if self.gemma { self.eat(",") } else { self.eat(", ") }
+        if self.gemma {
+            self.eat(",")
+        } else {
+            self.eat(", ")
+        }
     }
 
     fn value(&mut self) -> Result<Value, String> {
@@ -371,7 +397,11 @@ impl<'a> Literal<'a> {
                     } else {
                         self.quoted()?
                     };
-                    if !(if self.gemma { self.eat(":") } else { self.eat(": ") }) {
+                    if !(if self.gemma {
+                        self.eat(":")
+                    } else {
+                        self.eat(": ")
+                    }) {
                         return Err(format!("bad dict in `{}`", self.s));
                     }
                     map.insert(key, self.value()?);
@@ -411,7 +441,10 @@ impl<'a> Literal<'a> {
 
     fn gemma_string(&mut self) -> Result<String, String> {
         self.at += GEMMA_QUOTE.len();
-        let end = self.rest().find(GEMMA_QUOTE).ok_or("an unclosed gemma string")?;
+        let end = self
+            .rest()
+            .find(GEMMA_QUOTE)
+            .ok_or("an unclosed gemma string")?;
         let s = self.rest()[..end].to_owned();
         self.at += end + GEMMA_QUOTE.len();
         Ok(s)

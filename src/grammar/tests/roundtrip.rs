@@ -111,8 +111,15 @@ pub(super) fn tool_sets() -> Vec<Vec<(String, JsonObject)>> {
             "required": ["root", "mode"]
         })),
     );
-    let ls = ("ls".to_owned(), obj(json!({"type": "object", "properties": {}})));
-    vec![vec![weather.clone()], vec![search, ls.clone()], vec![tree, weather, ls]]
+    let ls = (
+        "ls".to_owned(),
+        obj(json!({"type": "object", "properties": {}})),
+    );
+    vec![
+        vec![weather.clone()],
+        vec![search, ls.clone()],
+        vec![tree, weather, ls],
+    ]
 }
 
 fn choices(tools: &[(String, JsonObject)]) -> Vec<ToolChoice> {
@@ -185,7 +192,15 @@ fn round_trip(
             _ => {}
         }
     }
-    prop_assert_eq!(&got, &expected, "{} {:?} parallel {}: {:?}", dialect, choice, parallel, text);
+    prop_assert_eq!(
+        &got,
+        &expected,
+        "{} {:?} parallel {}: {:?}",
+        dialect,
+        choice,
+        parallel,
+        text
+    );
     if !matches!(choice, ToolChoice::Auto) {
         prop_assert!(!got.is_empty(), "{dialect}: no call in {text:?}");
     }
@@ -198,7 +213,12 @@ fn round_trip(
         };
         let validator = ArgumentValidator::compile(schema).map_err(TestCaseError::fail)?;
         let (_, verdict) = validator.validate(call.arguments.clone());
-        prop_assert!(verdict.is_ok(), "{dialect}: {:?} for {:?} in {text:?}", verdict, call.arguments);
+        prop_assert!(
+            verdict.is_ok(),
+            "{dialect}: {:?} for {:?} in {text:?}",
+            verdict,
+            call.arguments
+        );
     }
     Ok(())
 }
@@ -227,4 +247,3 @@ proptest! {
         }
     }
 }
-
