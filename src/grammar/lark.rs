@@ -1,9 +1,11 @@
 //! The grammar in llguidance's Lark syntax.
 //!
-//! Rules that are regular (no recursion, no free text, no JSON arguments)
-//! are written as terminals (uppercase: one lexeme each, as llguidance
-//! prefers); the others as rules. JSON arguments are `%json { schema }`,
-//! llguidance's own schema compiler. Free text followed by a word it may not
+//! llguidance's lexemes are greedy: a lexeme that could run on into the
+//! next one does not stop for it. So only short units (a char, an escape)
+//! are terminals; everything else is a rule over them, repetitions
+//! included, and runs of literals are one literal. JSON arguments are the
+//! grammar's own rules, the ones the other outputs hold (not `%json`, whose
+//! whitespace and defaults differ). Free text followed by a word it may not
 //! hold (a trigger, a reasoning block's end) is a lazy lexeme that ends at
 //! the first such word; free text at the end is a terminal `/(?s:.*)/ &
 //! ~/(?s:.*)(words)(?s:.*)/`.
@@ -13,7 +15,7 @@ use std::fmt::Write as _;
 
 use super::build::ToolGrammar;
 use super::dialect::{Layout, envelope};
-use super::ir::{CharClass, Grammar, Mark, Node, RuleId, collect_refs};
+use super::ir::{CharClass, Grammar, Node, RuleId, collect_refs};
 use super::options::ToolChoice;
 
 /// The Lark grammar of the whole output.
@@ -109,11 +111,14 @@ impl Writer<'_> {
         verdict
     }
 
+    /// Whether a node is one short unit (a char, an escape, `<` and a char)
+    /// that no longer text can extend: only such rules are terminals, since
+    /// llguidance's lexemes are greedy (a lexeme that could run on into the
+    /// next one would not stop for it).
     fn plain(&mut self, node: &Node) -> bool {
         match node {
             Node::Empty | Node::Lit(_) | Node::Class(_) => true,
-            Node::Text { .. } | Node::Mark(Mark::JsonArgs(_), _) => false,
-            Node::Mark(_, inner) | Node::Repeat { node: inner, .. } => self.plain(inner),
+            Node::Text { .. } | Node::Mark(..) | Node::Repeat { .. } => false,
             Node::Seq(parts) | Node::Alt(parts) => parts.iter().all(|p| self.plain(p)),
             Node::Rule(id) => {
                 if self.terminal.get(id) == Some(&None) {
@@ -137,15 +142,38 @@ impl Writer<'_> {
             Node::Seq(parts) => parts,
             other => vec![other],
         };
-        let text_at = parts.iter().position(|p| matches!(p, Node::Text { .. }));
+        // Free text (plain, or an answer of its own: a header then text,
+        // one alternative beside the calls).
+        let text_at = parts
+            .iter()
+            .position(|p| matches!(p, Node::Text { .. } | Node::Alt(_)));
         let mut pre = String::new();
         for part in parts.iter().take(text_at.unwrap_or(0)) {
             self.node(part, &mut pre, false, Ctx::Item);
             pre.push(' ');
         }
         let mut options = Vec::new();
-        if let Some(Node::Text { words, .. }) = text_at.and_then(|i| parts.get(i)) {
-            options.push(format!("{pre}{}", self.text_terminal(words)));
+        match text_at.and_then(|i| parts.get(i)) {
+            Some(Node::Text { words, .. }) => {
+                options.push(format!("{pre}{}", self.text_terminal(words)));
+            }
+            Some(Node::Alt(alts)) => {
+                for alt in alts {
+                    if let Node::Seq(seq) = alt
+                        && let [Node::Lit(header), Node::Text { words, .. }] = seq.as_slice()
+                    {
+                        // One lexeme, header and text: beside the lazy leads,
+                        // a header alone would never end.
+                        let text = self.text_terminal(words);
+                        let answer = format!("ANSWER_{}", self.anon());
+                        let mut h = String::new();
+                        string(header, &mut h);
+                        let _ = writeln!(self.extra, "{answer}: {h} {text}");
+                        options.push(format!("{pre}{answer}"));
+                    }
+                }
+            }
+            _ => {}
         }
         let layout = envelope(self.tg.dialect).map(|e| e.layout);
         for (t, trigger) in self.tg.triggers.clone().iter().enumerate() {
@@ -220,16 +248,6 @@ impl Writer<'_> {
                 let name = self.text_terminal(words);
                 out.push_str(&name);
             }
-            Node::Mark(Mark::JsonArgs(i), inner) if !terminal => match self.tg.tools.get(*i) {
-                Some((_, schema)) => {
-                    let mut schema = schema.clone();
-                    schema
-                        .entry("type")
-                        .or_insert_with(|| serde_json::Value::String("object".into()));
-                    let _ = write!(out, "%json {}", serde_json::Value::Object(schema));
-                }
-                None => self.node(inner, out, terminal, ctx),
-            },
             Node::Mark(_, inner) => self.node(inner, out, terminal, ctx),
             Node::Seq(parts) => {
                 if ctx == Ctx::Atom {
@@ -258,6 +276,18 @@ impl Writer<'_> {
                             string(rest, out);
                         }
                         i += 2;
+                        continue;
+                    }
+                    // A run of literals (marked or not) as one literal: one
+                    // lexeme, never a prefix of another.
+                    if let Some(mut run) = literal_text(&parts[i]) {
+                        let mut j = i + 1;
+                        while let Some(next) = parts.get(j).and_then(literal_text) {
+                            run.push_str(&next);
+                            j += 1;
+                        }
+                        string(&run, out);
+                        i = j;
                         continue;
                     }
                     self.node(&parts[i], out, terminal, Ctx::Item);
@@ -294,14 +324,6 @@ impl Writer<'_> {
                     (m, Some(n)) if m == n => format!("{{{m}}}"),
                     (m, Some(n)) => format!("{{{m},{n}}}"),
                 };
-                if let Node::Class(c) = inner.as_ref() {
-                    // One regex, one lexeme.
-                    out.push('/');
-                    class(c, out);
-                    out.push_str(&suffix);
-                    out.push('/');
-                    return;
-                }
                 if ctx == Ctx::Atom {
                     out.push('(');
                 }
@@ -312,6 +334,15 @@ impl Writer<'_> {
                 }
             }
         }
+    }
+}
+
+/// The text of a literal, marked or not.
+fn literal_text(n: &Node) -> Option<String> {
+    match n {
+        Node::Lit(s) => Some(s.clone()),
+        Node::Mark(_, inner) => literal_text(inner),
+        _ => None,
     }
 }
 

@@ -2,8 +2,8 @@
 //!
 //! Enforced: types and unions, `properties` in declared order with
 //! `required` ones always written, `additionalProperties` (only where the
-//! schema allows them: an object schema with `properties` gets no others
-//! unless it says so), `enum`, `const`, `anyOf`/`oneOf`, `items` and
+//! schema allows them: an object schema with a `properties` keyword, even
+//! empty, gets no others unless it says so), `enum`, `const`, `anyOf`/`oneOf`, `items` and
 //! `prefixItems`, local `$ref`s (each target one rule, referenced by name,
 //! recursion included), integer and number bounds (digit rules), count and
 //! length bounds up to [`GrammarLimits::max_repeat`], the `date`, `time`,
@@ -520,7 +520,8 @@ impl<'g> Converter<'g> {
             Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
-        let declared = !props.is_empty() || obj.contains_key("patternProperties");
+        // `properties` written (even empty) declares the members.
+        let declared = obj.contains_key("properties") || obj.contains_key("patternProperties");
         let extra: Option<Value> = match obj.get("additionalProperties") {
             None if declared => None,
             None | Some(Value::Bool(true)) => Some(Value::Bool(true)),
