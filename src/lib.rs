@@ -11,6 +11,7 @@ mod core;
 mod detect;
 mod exec;
 mod gateway;
+mod grammar;
 mod http_conn;
 mod hub;
 mod proxy;
@@ -56,6 +57,12 @@ pub use router::{CallResult, RouteEvent, RouteSession, RouteStream, Router, Turn
 
 // Converters to and from each provider's dialect.
 pub use convert::{ConversionNote, Declarations, Dialect, NoteKind, restore_optional_nulls};
+
+// Grammars that constrain a model to calls in its own dialect.
+pub use grammar::{
+    GrammarCache, GrammarError, GrammarLimits, GrammarOptions, GrammarTool, ToolChoice,
+    ToolGrammar, build_grammar,
+};
 
 // Conversations with a provider (request bodies and endpoints; no I/O).
 pub use chat::{ChatError, Conversation, Endpoint, ToolMode, endpoint};

@@ -25,3 +25,5 @@ pub use resources::{ResourceChange, ResourceError, ResourceRegistry, UriVariable
 pub use store::{RegistryChange, ToolPage, ToolRegistry};
 pub use tool::{RegisteredTool, ToolSource, tool_from_list_entry};
 pub use typed::TypedToolBuilder;
+#[cfg(test)]
+pub(crate) use validate::ArgumentValidator;

@@ -1,0 +1,379 @@
+//! The grammar's own representation: named rules whose bodies are sequences,
+//! alternatives, bounded repeats, literals and character classes, before any
+//! writer turns them into GBNF, Lark or a structural tag.
+//!
+//! Two node kinds carry more than text: [`Node::Text`] (free text that never
+//! holds one of some words: a writer spells it natively, or uses the rule
+//! [`lower_text`](super::text::lower_text) built for it) and [`Node::Mark`]
+//! (what a span means: a call, its name, its arguments; writers skip it, the
+//! structural-tag writer reads [`Mark::JsonArgs`]).
+
+use std::collections::HashMap;
+
+use super::error::GrammarError;
+
+/// The index of a rule in its [`Grammar`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct RuleId(pub(crate) usize);
+
+/// One character out of a set: ranges of chars, or every char but them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct CharClass {
+    pub(crate) negated: bool,
+    /// Inclusive ranges, in no particular order.
+    pub(crate) ranges: Vec<(char, char)>,
+}
+
+impl CharClass {
+    /// The chars of `ranges`.
+    pub(crate) fn of(ranges: &[(char, char)]) -> Self {
+        Self {
+            negated: false,
+            ranges: ranges.to_vec(),
+        }
+    }
+
+    /// Every char but those of `ranges`.
+    pub(crate) fn not(ranges: &[(char, char)]) -> Self {
+        Self {
+            negated: true,
+            ranges: ranges.to_vec(),
+        }
+    }
+
+    /// Whether `c` is in the class.
+    pub(crate) fn contains(&self, c: char) -> bool {
+        let listed = self.ranges.iter().any(|&(a, b)| a <= c && c <= b);
+        listed != self.negated
+    }
+
+    /// The same class without the chars of `other` (a negated class grows its
+    /// list; a positive one is split around them).
+    pub(crate) fn minus(&self, other: &[char]) -> Self {
+        if self.negated {
+            let mut ranges = self.ranges.clone();
+            ranges.extend(other.iter().map(|&c| (c, c)));
+            return Self::not(&ranges);
+        }
+        let mut ranges = Vec::new();
+        for &(a, b) in &self.ranges {
+            let mut start = a as u32;
+            let end = b as u32;
+            let mut cuts: Vec<u32> = other
+                .iter()
+                .map(|&c| c as u32)
+                .filter(|&c| c >= start && c <= end)
+                .collect();
+            cuts.sort_unstable();
+            for cut in cuts {
+                if cut > start
+                    && let (Some(x), Some(y)) = (char::from_u32(start), char::from_u32(cut - 1))
+                {
+                    ranges.push((x, y));
+                }
+                start = cut + 1;
+            }
+            if start <= end
+                && let (Some(x), Some(y)) = (char::from_u32(start), char::from_u32(end))
+            {
+                ranges.push((x, y));
+            }
+        }
+        Self::of(&ranges)
+    }
+}
+
+/// How the text of a value span reads back, for the derivation tests and
+/// for the structural tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ValueText {
+    /// JSON text.
+    Json,
+    /// A Python literal (`True`, `None`, `'…'`).
+    Python,
+    /// A Gemma 4 literal (`<|"|>…<|"|>` strings, bare keys).
+    Gemma,
+    /// Raw text read as a string; `nullable`: `null` reads as null.
+    Raw {
+        /// `null` (the grammar's only spelling of it) reads as null.
+        nullable: bool,
+    },
+}
+
+/// What a span of the output means.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Mark {
+    /// One call.
+    Call,
+    /// The tool name of the call.
+    Name,
+    /// The call's arguments as one JSON object, of the tool at this index.
+    JsonArgs(usize),
+    /// One named argument (an XML parameter, a Python keyword argument).
+    Param,
+    /// The argument's name.
+    Key,
+    /// The argument's value, read as said.
+    Value(ValueText),
+}
+
+/// A grammar expression.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Node {
+    /// The empty string.
+    Empty,
+    /// Exactly this text (never empty).
+    Lit(String),
+    /// One char of the class.
+    Class(CharClass),
+    /// Each in turn.
+    Seq(Vec<Node>),
+    /// One of them.
+    Alt(Vec<Node>),
+    /// `min` to `max` (unbounded when `None`) times.
+    Repeat {
+        node: Box<Node>,
+        min: u32,
+        max: Option<u32>,
+    },
+    /// The body of a rule.
+    Rule(RuleId),
+    /// Free text holding none of `words`; `lowered` spells it with plain
+    /// nodes (the rule [`lower_text`](super::text::lower_text) built).
+    Text { words: Vec<String>, lowered: RuleId },
+    /// A span with a meaning.
+    Mark(Mark, Box<Node>),
+}
+
+impl Node {
+    /// A literal; empty text is [`Node::Empty`].
+    pub(crate) fn lit(s: impl Into<String>) -> Node {
+        let s = s.into();
+        if s.is_empty() {
+            Node::Empty
+        } else {
+            Node::Lit(s)
+        }
+    }
+
+    /// A sequence, flattened, without empty parts.
+    pub(crate) fn seq(parts: impl IntoIterator<Item = Node>) -> Node {
+        let mut out: Vec<Node> = Vec::new();
+        for part in parts {
+            match part {
+                Node::Empty => {}
+                Node::Seq(inner) => out.extend(inner),
+                Node::Lit(s) => match out.last_mut() {
+                    Some(Node::Lit(prev)) => prev.push_str(&s),
+                    _ => out.push(Node::Lit(s)),
+                },
+                other => out.push(other),
+            }
+        }
+        match out.len() {
+            0 => Node::Empty,
+            1 => out.pop().unwrap_or(Node::Empty),
+            _ => Node::Seq(out),
+        }
+    }
+
+    /// One of the alternatives (a single one is itself).
+    pub(crate) fn alt(mut options: Vec<Node>) -> Node {
+        if options.len() == 1 {
+            return options.pop().unwrap_or(Node::Empty);
+        }
+        Node::Alt(options)
+    }
+
+    /// `node` zero or one time.
+    pub(crate) fn opt(node: Node) -> Node {
+        Node::repeat(node, 0, Some(1))
+    }
+
+    /// `node` `min` to `max` times.
+    pub(crate) fn repeat(node: Node, min: u32, max: Option<u32>) -> Node {
+        match (min, max) {
+            (_, Some(0)) => Node::Empty,
+            (1, Some(1)) => node,
+            _ if node == Node::Empty => Node::Empty,
+            _ => Node::Repeat {
+                node: Box::new(node),
+                min,
+                max,
+            },
+        }
+    }
+
+    /// A span marked with its meaning.
+    pub(crate) fn mark(mark: Mark, node: Node) -> Node {
+        Node::Mark(mark, Box::new(node))
+    }
+
+    /// The number of nodes in this expression (rules referenced count once).
+    pub(crate) fn size(&self) -> usize {
+        match self {
+            Node::Seq(parts) | Node::Alt(parts) => 1 + parts.iter().map(Node::size).sum::<usize>(),
+            Node::Repeat { node, .. } | Node::Mark(_, node) => 1 + node.size(),
+            _ => 1,
+        }
+    }
+}
+
+/// A named rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rule {
+    pub(crate) name: String,
+    pub(crate) body: Node,
+}
+
+/// The rules of one grammar, and the budget their construction spends.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Grammar {
+    pub(crate) rules: Vec<Rule>,
+    names: HashMap<String, usize>,
+    /// Shared rules by key (`ws`, `json-string`, …), made once.
+    shared: HashMap<String, RuleId>,
+    /// Nodes and rules made so far, against `budget`.
+    spent: usize,
+    budget: usize,
+}
+
+impl Grammar {
+    /// An empty grammar that may spend `budget` units of work.
+    pub(crate) fn with_budget(budget: usize) -> Self {
+        Self {
+            budget,
+            ..Self::default()
+        }
+    }
+
+    /// Spends `units` of the budget.
+    pub(crate) fn charge(&mut self, units: usize) -> Result<(), GrammarError> {
+        self.spent += units;
+        if self.spent > self.budget {
+            return Err(GrammarError::Budget { limit: self.budget });
+        }
+        Ok(())
+    }
+
+    /// Reserves a rule named after `hint` (its body set later with [`Grammar::set`]).
+    pub(crate) fn reserve(&mut self, hint: &str) -> Result<RuleId, GrammarError> {
+        self.charge(1)?;
+        let base = sanitize(hint);
+        let n = self.names.entry(base.clone()).or_insert(0);
+        *n += 1;
+        let name = if *n == 1 {
+            base
+        } else {
+            format!("{base}-{}", *n)
+        };
+        self.rules.push(Rule {
+            name,
+            body: Node::Empty,
+        });
+        Ok(RuleId(self.rules.len() - 1))
+    }
+
+    /// Sets the body of a reserved rule.
+    pub(crate) fn set(&mut self, id: RuleId, body: Node) -> Result<(), GrammarError> {
+        self.charge(body.size())?;
+        if let Some(rule) = self.rules.get_mut(id.0) {
+            rule.body = body;
+        }
+        Ok(())
+    }
+
+    /// A new rule; its reference.
+    pub(crate) fn rule(&mut self, hint: &str, body: Node) -> Result<Node, GrammarError> {
+        let id = self.reserve(hint)?;
+        self.set(id, body)?;
+        Ok(Node::Rule(id))
+    }
+
+    /// The shared rule under `key`, made by `make` the first time.
+    pub(crate) fn shared(
+        &mut self,
+        key: &str,
+        make: impl FnOnce(&mut Self) -> Result<Node, GrammarError>,
+    ) -> Result<Node, GrammarError> {
+        if let Some(&id) = self.shared.get(key) {
+            return Ok(Node::Rule(id));
+        }
+        let id = self.reserve(key)?;
+        self.shared.insert(key.to_owned(), id);
+        let body = make(self)?;
+        self.set(id, body)?;
+        Ok(Node::Rule(id))
+    }
+
+    /// The shared rule under `key`, if made.
+    pub(crate) fn shared_id(&self, key: &str) -> Option<RuleId> {
+        self.shared.get(key).copied()
+    }
+
+    /// Files a reserved rule as the shared rule under `key`.
+    pub(crate) fn register_shared(&mut self, key: &str, id: RuleId) {
+        self.shared.insert(key.to_owned(), id);
+    }
+
+    /// The rule of `id`.
+    pub(crate) fn get(&self, id: RuleId) -> &Rule {
+        &self.rules[id.0]
+    }
+
+    /// The ids of the rules `root` reaches, `root` first.
+    pub(crate) fn reachable(&self, root: &Node) -> Vec<RuleId> {
+        let mut seen = vec![false; self.rules.len()];
+        let mut order = Vec::new();
+        let mut stack = Vec::new();
+        collect_refs(root, &mut stack);
+        while let Some(id) = stack.pop() {
+            if seen.get(id.0).copied().unwrap_or(true) {
+                continue;
+            }
+            seen[id.0] = true;
+            order.push(id);
+            let mut inner = Vec::new();
+            collect_refs(&self.rules[id.0].body, &mut inner);
+            inner.reverse();
+            stack.extend(inner);
+        }
+        order
+    }
+}
+
+/// The rules a node names directly (a text node names its lowered rule).
+pub(crate) fn collect_refs(node: &Node, out: &mut Vec<RuleId>) {
+    match node {
+        Node::Rule(id) => out.push(*id),
+        Node::Text { lowered, .. } => out.push(*lowered),
+        Node::Seq(parts) | Node::Alt(parts) => {
+            // Pushed in reverse so that a stack visits them in order.
+            for part in parts.iter().rev() {
+                collect_refs(part, out);
+            }
+        }
+        Node::Repeat { node, .. } | Node::Mark(_, node) => collect_refs(node, out),
+        Node::Empty | Node::Lit(_) | Node::Class(_) => {}
+    }
+}
+
+/// A rule name every writer accepts: lowercase ASCII letters, digits and `-`,
+/// starting with a letter.
+fn sanitize(hint: &str) -> String {
+    let mut out = String::with_capacity(hint.len() + 1);
+    for c in hint.chars().take(48) {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let trimmed = out.trim_matches('-');
+    if trimmed.is_empty() || !trimmed.starts_with(|c: char| c.is_ascii_lowercase()) {
+        format!("r-{trimmed}").trim_end_matches('-').to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
