@@ -202,7 +202,7 @@ async fn registration_refuses_taken_names_and_bad_roots() {
 }
 
 #[tokio::test]
-async fn issue_25_writes_are_opt_in() {
+async fn writes_are_opt_in() {
     let dir = tempfile::tempdir().unwrap();
     let registry = ToolRegistry::new();
     let names = register_builtins(&registry, &BuiltinsConfig::new(dir.path())).unwrap();

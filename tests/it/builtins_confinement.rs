@@ -93,7 +93,7 @@ fn swap_round(root: &Path, out_file: &Path, out_dir: &Path) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_25_link_swaps_never_reach_outside() {
+async fn link_swaps_never_reach_outside() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().canonicalize().unwrap();
     let outside = base.join("outside");
@@ -234,7 +234,7 @@ fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf, ToolRegistry) {
 }
 
 #[tokio::test]
-async fn issue_25_a_hard_link_to_an_outside_file_is_replaced_not_written_through() {
+async fn a_hard_link_to_an_outside_file_is_replaced_not_written_through() {
     let (_dir, outside, root, registry) = workspace();
     std::fs::write(outside.join("target.txt"), "outside\n").unwrap();
     std::fs::hard_link(outside.join("target.txt"), root.join("linked.txt")).unwrap();

@@ -86,7 +86,7 @@ fn register_thousand_tools(hub: &Hub) {
 /// with a small error that states the name's size (the comparison count is
 /// checked in `registry::suggest`'s unit tests: none).
 #[tokio::test]
-async fn issue_25_huge_unknown_name_gets_a_small_error() {
+async fn huge_unknown_name_gets_a_small_error() {
     let hub = Hub::new();
     register_thousand_tools(&hub);
     let name = "t".repeat(1 << 20);
@@ -110,7 +110,7 @@ async fn issue_25_huge_unknown_name_gets_a_small_error() {
 /// A 15 MB argument that fails validation gives a small
 /// `isError` result that states its size, not a 15 MB one.
 #[tokio::test]
-async fn issue_25_huge_invalid_argument_gets_a_small_error() {
+async fn huge_invalid_argument_gets_a_small_error() {
     let hub = Hub::new();
     register_thousand_tools(&hub);
     let call = ToolCall::new(
@@ -129,7 +129,7 @@ async fn issue_25_huge_invalid_argument_gets_a_small_error() {
 
 /// A file tool quotes a 1 MB path cut short, with its size.
 #[tokio::test]
-async fn issue_25_huge_path_gets_a_small_error() {
+async fn huge_path_gets_a_small_error() {
     let hub = Hub::new();
     let workspace = tempfile::tempdir().unwrap();
     register_builtins(hub.registry(), &BuiltinsConfig::new(workspace.path())).unwrap();

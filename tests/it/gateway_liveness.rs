@@ -26,7 +26,7 @@ fn ready_with(name: &'static str, connections: u32) -> impl FnMut(&[UpstreamStat
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_25_an_upstream_that_never_answers_holds_nothing_up() {
+async fn an_upstream_that_never_answers_holds_nothing_up() {
     // `mute` would hold a waiting start for ten minutes.
     let mute = fixture("mute", "mute").with_connect_timeout(Duration::from_secs(600));
     let config = config(vec![mute, fixture("fx", "serve")]);
@@ -57,7 +57,7 @@ async fn issue_25_an_upstream_that_never_answers_holds_nothing_up() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_25_connect_timeouts_are_per_upstream() {
+async fn connect_timeouts_are_per_upstream() {
     let mute = fixture("mute", "mute").with_connect_timeout(Duration::from_millis(200));
     let config = config(vec![mute]);
     let gateway = Gateway::spawn(&config, Arc::new(ToolRegistry::new()));
@@ -82,7 +82,7 @@ async fn pid(registry: &ToolRegistry) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_25_a_frozen_upstream_is_restarted_after_a_call_its_caller_gave_up_on() {
+async fn a_frozen_upstream_is_restarted_after_a_call_its_caller_gave_up_on() {
     let mut config = config(vec![fixture("fx", "serve")]);
     // Only the abandoned call can reveal the freeze here.
     config.settings.ping_interval = Duration::from_secs(3600);
@@ -109,7 +109,7 @@ async fn issue_25_a_frozen_upstream_is_restarted_after_a_call_its_caller_gave_up
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_25_a_frozen_upstream_is_found_by_its_ping_and_its_calls_fail_at_once() {
+async fn a_frozen_upstream_is_found_by_its_ping_and_its_calls_fail_at_once() {
     let mut config = config(vec![fixture("fx", "serve")]);
     config.settings.ping_interval = Duration::from_millis(200);
     config.settings.ping_timeout = Duration::from_millis(200);
@@ -213,7 +213,7 @@ fn tool_names(list: &Value) -> Vec<String> {
 }
 
 #[test]
-fn issue_25_serve_answers_at_once_while_an_upstream_never_answers() {
+fn serve_answers_at_once_while_an_upstream_never_answers() {
     // A start that waited for `mute` would take ten minutes.
     let servers =
         "[mcpServers.mute]\ncommand = FIXTURE\nargs = [\"mute\"]\nconnect_timeout_secs = 600\n";
@@ -237,7 +237,7 @@ fn issue_25_serve_answers_at_once_while_an_upstream_never_answers() {
 }
 
 #[test]
-fn issue_25_the_first_tools_list_waits_for_upstreams_first_connection() {
+fn the_first_tools_list_waits_for_upstreams_first_connection() {
     // The gate opens when `fx` has connected (or after the bound, which a
     // passing run never reaches: HANG_GUARD is shorter).
     let servers = "[mcpServers.fx]\ncommand = FIXTURE\nargs = [\"serve\"]\n";

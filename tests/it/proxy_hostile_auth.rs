@@ -38,7 +38,7 @@ fn loopback() -> std::net::SocketAddr {
 const BLANK_TOKENS: [&str; 4] = ["", " ", "\t", " \t\n "];
 
 #[tokio::test]
-async fn issue_37_serve_proxy_refuses_an_empty_or_blank_token() {
+async fn serve_proxy_refuses_an_empty_or_blank_token() {
     for token in BLANK_TOKENS {
         for allow_remote in [false, true] {
             let options = ProxyOptions::new(loopback(), NO_UPSTREAM, "vllm")
@@ -53,7 +53,7 @@ async fn issue_37_serve_proxy_refuses_an_empty_or_blank_token() {
 }
 
 #[tokio::test]
-async fn issue_37_serve_http_refuses_an_empty_or_blank_token() {
+async fn serve_http_refuses_an_empty_or_blank_token() {
     for token in BLANK_TOKENS {
         let options = HttpOptions::new(loopback()).with_bearer_token(token);
         match serve_http(Hub::new(), ServerOptions::default(), options).await {
@@ -114,7 +114,7 @@ fn refused_start(args: &[&str]) -> (Option<i32>, String) {
 }
 
 #[test]
-fn issue_37_the_commands_refuse_an_empty_or_blank_token_as_a_usage_error() {
+fn the_commands_refuse_an_empty_or_blank_token_as_a_usage_error() {
     let proxy = |listen: &'static str, extra: &[&'static str]| {
         let mut args = vec![
             "proxy",
@@ -153,7 +153,7 @@ fn issue_37_the_commands_refuse_an_empty_or_blank_token_as_a_usage_error() {
 }
 
 #[tokio::test]
-async fn issue_37_the_token_is_matched_in_any_case_of_its_scheme_and_never_by_an_empty_key() {
+async fn the_token_is_matched_in_any_case_of_its_scheme_and_never_by_an_empty_key() {
     let file = recording("openai-compat.answer.sse");
     let accepted: [(&str, &str); 5] = [
         ("authorization", "Bearer tok-123"),
@@ -292,7 +292,7 @@ async fn served_connection(proxy: &ProxyServer, which: usize) -> TcpStream {
 }
 
 #[tokio::test]
-async fn issue_37_one_connection_cap_holds_for_every_worker() {
+async fn one_connection_cap_holds_for_every_worker() {
     // With a cap of 3 split over 2 workers (2 each), a third connection on
     // one worker was refused, and a fourth on the other served. Which worker
     // takes a connection is the kernel's choice: each round is a new proxy,
@@ -337,7 +337,7 @@ async fn issue_37_one_connection_cap_holds_for_every_worker() {
 }
 
 #[tokio::test]
-async fn issue_37_a_connection_over_the_cap_is_answered_in_its_doors_error_shape() {
+async fn a_connection_over_the_cap_is_answered_in_its_doors_error_shape() {
     let proxy = capped_proxy(1, 1).await;
     let _held = served_connection(&proxy, 1).await;
     let doors = [
@@ -410,7 +410,7 @@ print(json.dumps(seen))
 }
 
 #[tokio::test]
-async fn issue_37_the_upstreams_password_is_never_printed() {
+async fn the_upstreams_password_is_never_printed() {
     let file = recording("openai-compat.answer.sse");
     let upstream = ReplayServer::start(vec![Reply::sse(&file)]).await;
     let with_password = upstream

@@ -251,7 +251,7 @@ fn finish(reason: &str) -> Value {
 /// as structured calls, are the summary's partial calls with reason
 /// `over_limit` (the text one used to vanish from the summary).
 #[test]
-fn issue_25_calls_over_the_limit_are_partial_calls_with_a_reason() {
+fn calls_over_the_limit_are_partial_calls_with_a_reason() {
     let long = "1+".repeat(200) + "1";
     let text_call = format!(
         r#"Let me compute. <tool_call>{{"name": "calculate", "arguments": {{"expression": "{long}"}}}}</tool_call> done"#
@@ -276,7 +276,7 @@ fn issue_25_calls_over_the_limit_are_partial_calls_with_a_reason() {
 /// A stream that ends in an error exits with 1 and lists
 /// the error in `errors`; usage and I/O errors have codes of their own.
 #[test]
-fn issue_25_route_exit_codes_tell_what_happened() {
+fn route_exit_codes_tell_what_happened() {
     let stream = sse(&[
         content("Hello"),
         serde_json::json!({"error": {"message": "overloaded", "type": "server_error"}}),
@@ -312,7 +312,7 @@ fn issue_25_route_exit_codes_tell_what_happened() {
 /// A turn over `--max-turn-bytes` ends with an error in
 /// `errors` and exit code 1, having read (and kept) no more than about that.
 #[test]
-fn issue_25_a_turn_over_its_byte_limit_ends_with_an_error() {
+fn a_turn_over_its_byte_limit_ends_with_an_error() {
     let piece = "lorem ipsum ".repeat(80);
     let mut chunks: Vec<Value> = (0..100).map(|_| content(&piece)).collect();
     chunks.push(finish("stop"));

@@ -251,7 +251,7 @@ fn list_and_write_over_stdio(extra: &[&str]) -> (Vec<String>, serde_json::Value)
 }
 
 #[test]
-fn issue_25_serve_declares_write_to_file_only_with_allow_write() {
+fn serve_declares_write_to_file_only_with_allow_write() {
     let (names, call) = list_and_write_over_stdio(&[]);
     assert_eq!(
         names,
@@ -367,7 +367,7 @@ fn serve_over_pipes_puts_stdin_and_stdout_back_in_blocking_mode() {
 /// over the 16 MiB limit: an error with the id read from its prefix; a call
 /// whose arguments are not an object: -32602), and it keeps serving.
 #[test]
-fn issue_25_every_stdio_line_is_answered() {
+fn every_stdio_line_is_answered() {
     let mut child = Command::new(toolrouter_bin())
         .args(["serve", "--stdio"])
         .stdin(Stdio::piped())
@@ -466,7 +466,7 @@ fn post(addr: &str, session: Option<&str>, body: &str) -> String {
 /// In sessions mode a client's bad requests are not logged
 /// at the default level (rmcp warns about every JSON-RPC error it answers).
 #[test]
-fn issue_25_client_errors_in_a_session_are_not_logged_by_default() {
+fn client_errors_in_a_session_are_not_logged_by_default() {
     let mut child = Command::new(toolrouter_bin())
         .args(["serve", "--http", "127.0.0.1:0"])
         .env_remove("TOOLROUTER_LOG")
@@ -522,7 +522,7 @@ fn issue_25_client_errors_in_a_session_are_not_logged_by_default() {
 }
 
 #[test]
-fn issue_27_stateless_serve_warns_of_a_random_state_key_and_names_a_bad_key_file() {
+fn stateless_serve_warns_of_a_random_state_key_and_names_a_bad_key_file() {
     let mut child = Command::new(toolrouter_bin())
         .args(["serve", "--http", "127.0.0.1:0", "--stateless"])
         .env_remove("TOOLROUTER_STATE_KEY_FILE")

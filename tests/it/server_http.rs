@@ -686,7 +686,7 @@ async fn post_raw(
 /// with a JSON-RPC parse error (-32700, id null), not a plain-text 415; a
 /// `tools/call` whose arguments are not an object gets -32602 for its id.
 #[tokio::test]
-async fn issue_25_bad_bodies_get_json_rpc_errors_in_every_mode() {
+async fn bad_bodies_get_json_rpc_errors_in_every_mode() {
     let hub = Hub::new();
     hub.registry()
         .register_fn(tool("echo"), |_, _| async {

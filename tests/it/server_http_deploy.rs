@@ -91,7 +91,7 @@ async fn call(server: &HttpServer, round_two: Option<&Value>) -> Value {
 }
 
 #[tokio::test]
-async fn issue_27_a_request_state_crosses_processes_that_share_keys() {
+async fn a_request_state_crosses_processes_that_share_keys() {
     let keys = StateKeys::parse(KEY, "test").unwrap();
     let first = start(Some(&keys), loopback()).await;
     let second = start(Some(&keys), loopback()).await;
@@ -130,7 +130,7 @@ async fn status(url: &str, host: Option<&str>) -> (reqwest::StatusCode, String) 
 }
 
 #[tokio::test]
-async fn issue_27_healthz_needs_no_token_and_an_allowed_proxy_host_is_served() {
+async fn healthz_needs_no_token_and_an_allowed_proxy_host_is_served() {
     let plain = start(None, loopback().with_bearer_token("s3cret")).await;
     let proxied = start(
         None,
@@ -197,7 +197,7 @@ async fn post_session(
 }
 
 #[tokio::test]
-async fn issue_27_session_ids_carry_the_process_prefix_and_it_is_taken_off_again() {
+async fn session_ids_carry_the_process_prefix_and_it_is_taken_off_again() {
     let bad = serve_http(
         hub(),
         ServerOptions::default(),

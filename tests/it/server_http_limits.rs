@@ -99,7 +99,7 @@ async fn small_request_is_answered(stream: &mut TcpStream) {
 }
 
 #[tokio::test]
-async fn issue_25_a_half_sent_header_is_closed_after_the_header_timeout() {
+async fn a_half_sent_header_is_closed_after_the_header_timeout() {
     let server = start(relaxed().with_header_timeout(SHORT)).await;
     let mut stream = connect(&server).await;
     stream
@@ -111,7 +111,7 @@ async fn issue_25_a_half_sent_header_is_closed_after_the_header_timeout() {
 }
 
 #[tokio::test]
-async fn issue_25_a_half_sent_body_is_closed_after_the_body_timeout() {
+async fn a_half_sent_body_is_closed_after_the_body_timeout() {
     let server = start(relaxed().with_body_timeout(SHORT)).await;
     let mut stream = connect(&server).await;
     stream
@@ -126,7 +126,7 @@ Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":",
 }
 
 #[tokio::test]
-async fn issue_25_an_idle_keep_alive_connection_is_closed_but_a_streaming_reply_is_not() {
+async fn an_idle_keep_alive_connection_is_closed_but_a_streaming_reply_is_not() {
     let server = start(
         relaxed()
             .with_sessions(false)
@@ -155,7 +155,7 @@ Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
 }
 
 #[tokio::test]
-async fn issue_25_connections_over_the_cap_get_503_and_retry_after() {
+async fn connections_over_the_cap_get_503_and_retry_after() {
     let server = start(relaxed().with_max_connections(2)).await;
     let mut first = connect(&server).await;
     let mut second = connect(&server).await;
@@ -239,7 +239,7 @@ async fn list_in(server: &HttpServer, session: &str) -> u16 {
 }
 
 #[tokio::test]
-async fn issue_25_sessions_over_the_cap_are_refused_with_a_json_rpc_error() {
+async fn sessions_over_the_cap_are_refused_with_a_json_rpc_error() {
     let server = start(relaxed().with_max_sessions(2)).await;
     let (status, _, first, _) = initialize(&server).await;
     assert_eq!(status, 200);
@@ -277,7 +277,7 @@ async fn issue_25_sessions_over_the_cap_are_refused_with_a_json_rpc_error() {
 }
 
 #[tokio::test]
-async fn issue_25_an_idle_session_expires() {
+async fn an_idle_session_expires() {
     let server = start(relaxed().with_session_idle_expiry(SHORT)).await;
     let (status, _, session, _) = initialize(&server).await;
     assert_eq!(status, 200);

@@ -165,7 +165,7 @@ fn messages(body: &str) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn issue_27_a_plain_call_runs_on_its_own_sessions_server() {
+async fn a_plain_call_runs_on_its_own_sessions_server() {
     let (started, _) = mpsc::unbounded_channel();
     let (stopped, _) = mpsc::unbounded_channel();
     let hub = hub(started, stopped);
@@ -199,7 +199,7 @@ async fn issue_27_a_plain_call_runs_on_its_own_sessions_server() {
 }
 
 #[tokio::test]
-async fn issue_27_cancelled_reaches_a_running_call() {
+async fn cancelled_reaches_a_running_call() {
     let (started_tx, mut started) = mpsc::unbounded_channel();
     let (stopped_tx, mut stopped) = mpsc::unbounded_channel();
     let hub = hub(started_tx, stopped_tx);
@@ -229,7 +229,7 @@ async fn issue_27_cancelled_reaches_a_running_call() {
 }
 
 #[tokio::test]
-async fn issue_27_calls_keep_a_session_alive_and_delete_ends_it() {
+async fn calls_keep_a_session_alive_and_delete_ends_it() {
     let (started, _) = mpsc::unbounded_channel();
     let (stopped, _) = mpsc::unbounded_channel();
     let hub = hub(started, stopped);
@@ -268,7 +268,7 @@ async fn issue_27_calls_keep_a_session_alive_and_delete_ends_it() {
 }
 
 #[tokio::test]
-async fn issue_27_a_client_that_can_be_asked_keeps_rmcps_path() {
+async fn a_client_that_can_be_asked_keeps_rmcps_path() {
     let (started, _) = mpsc::unbounded_channel();
     let (stopped, _) = mpsc::unbounded_channel();
     let hub = hub(started, stopped);

@@ -254,7 +254,7 @@ fn fuzz_crash_10_arguments_key_given_twice() {
 /// after the section's calls; the broken call's `CallStart` and arguments
 /// stand without a `CallEnd`, and its `Malformed` names it.
 #[test]
-fn issue_24_a_broken_call_keeps_its_neighbours() {
+fn a_broken_call_keeps_its_neighbours() {
     let bad = "<｜tool▁call▁begin｜>ls<｜tool▁sep｜>{bad}<｜tool▁call▁end｜>";
     let input = format!(
         "<｜tool▁calls▁begin｜>{bad}<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{{\"x\": 1}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
@@ -299,7 +299,7 @@ fn issue_24_a_broken_call_keeps_its_neighbours() {
 /// with it. Now only the broken call comes back, after the list's calls; its
 /// `CallStart` and the arguments it had stand without a `CallEnd`.
 #[test]
-fn issue_24_a_broken_pythonic_call_keeps_its_neighbours() {
+fn a_broken_pythonic_call_keeps_its_neighbours() {
     let bad = "search(query=b'z')";
     let input = format!("[{bad}, ls()]");
     let events = without_call_ids(crate::detect::detect_all(

@@ -336,7 +336,7 @@ impl toolrouter_providers::WireAdapter for LostAtFinish {
 /// An adapter that cannot finish ends the turn with exactly
 /// one `Finish`, carrying the error (it was two).
 #[test]
-fn issue_25_a_failed_adapter_finish_is_one_finish_with_the_error() {
+fn a_failed_adapter_finish_is_one_finish_with_the_error() {
     let catalog = Arc::new(crate::core::ToolCatalog::new());
     let mut session = RouteSession::new(
         Wire::Bedrock,
@@ -362,7 +362,7 @@ fn issue_25_a_failed_adapter_finish_is_one_finish_with_the_error() {
 /// A byte stream that breaks is the turn's error: its
 /// `Finish` has stop `error` and the message.
 #[test]
-fn issue_25_an_aborted_turn_finishes_with_its_error() {
+fn an_aborted_turn_finishes_with_its_error() {
     let catalog = Arc::new(crate::core::ToolCatalog::new());
     let mut session = RouteSession::new(
         Wire::OpenAiChat,
