@@ -10,9 +10,10 @@
 //!
 //! Every piece of data written into the text is escaped (`xml_text`), and the
 //! detector decodes the values the model writes the same way
-//! (`DetectConfig::xml_entities`). A name written as a tag (a tool's, a
-//! parameter's, an earlier call's argument's) must be a tag name, else the
-//! request is refused; the prompt is written within the request's size limit
+//! (`DetectConfig::xml_entities`). A tool's name (declared, or of an earlier
+//! call) must be a tag name, else the request is refused: such a tool could
+//! not be called in the convention. A parameter's name that is not one is
+//! written escaped, inert. The prompt is written within the request's size limit
 //! and fixed caps on schema text ([`PromptLimits`]), its work counted as it
 //! goes, and a request past them is refused before the cost.
 
@@ -79,8 +80,8 @@ pub(crate) fn teach(
     Ok(())
 }
 
-/// Refuses a declared function whose name, or one of whose parameters'
-/// names, cannot be written as a tag the detector reads back.
+/// Refuses a declared function whose name cannot be written as a tag the
+/// detector reads back.
 fn check_declared_names(body: &Map<String, Value>) -> Result<(), ApiError> {
     let list = |key: &str| {
         body.get(key)
@@ -107,23 +108,6 @@ fn check_declared_names(body: &Map<String, Value>) -> Result<(), ApiError> {
             return Err(ApiError::bad_request(
                 format!("tool name `{}`: {TAG_NAME_RULE}", echo(name)),
                 Some(&format!("{path}.name")),
-            ));
-        }
-        let properties = function
-            .get("parameters")
-            .and_then(|p| p.get("properties"))
-            .and_then(Value::as_object);
-        if let Some(bad) = properties
-            .into_iter()
-            .flat_map(|p| p.keys())
-            .find(|key| !is_xml_tag_name(key))
-        {
-            return Err(ApiError::bad_request(
-                format!(
-                    "parameter name `{}` of tool `{name}`: {TAG_NAME_RULE}",
-                    echo(bad)
-                ),
-                Some(&format!("{path}.parameters.properties")),
             ));
         }
     }
@@ -319,7 +303,7 @@ fn assistant_as_text(
 }
 
 /// An earlier call as the call written into the text; refused when its name
-/// or an argument's name cannot be written as a tag the detector reads back.
+/// cannot be written as a tag the detector reads back.
 fn written_call(
     id: &str,
     name: &str,
@@ -330,16 +314,6 @@ fn written_call(
         return Err(ApiError::bad_request(
             format!("tool name `{}`: {TAG_NAME_RULE}", echo(name)),
             Some(&format!("{path}.name")),
-        ));
-    }
-    if let Some(bad) = arguments
-        .iter()
-        .flat_map(|a| a.keys())
-        .find(|key| !is_xml_tag_name(key))
-    {
-        return Err(ApiError::bad_request(
-            format!("argument name `{}`: {TAG_NAME_RULE}", echo(bad)),
-            Some(&format!("{path}.arguments")),
         ));
     }
     Ok(ToolCall::new(id, name, arguments, WireFormat::Xml))

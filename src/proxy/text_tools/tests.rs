@@ -229,35 +229,25 @@ fn the_prompt_takes_at_most_the_largest_request() {
 }
 
 #[test]
-fn names_that_cannot_be_tags_are_refused() {
-    let tool = |name: &str, param: &str| {
+fn tool_names_that_cannot_be_tags_are_refused() {
+    let tool = |name: &str| {
         json!({"type": "function", "function": {"name": name,
-            "parameters": {"type": "object", "properties": {param: {"type": "string"}}}}})
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}})
     };
     let with_tools =
         |tools: Value| json!({"messages": [{"role": "user", "content": "hi"}], "tools": tools});
     let long = "n".repeat(129);
     let cases = [
         (
-            with_tools(json!([weather_tool(), tool("get weather", "city")])),
+            with_tools(json!([weather_tool(), tool("get weather")])),
             "tools[1].function.name",
         ),
         (
-            with_tools(json!([tool("a</a><b", "city")])),
+            with_tools(json!([tool("a</a><b")])),
             "tools[0].function.name",
         ),
-        (
-            with_tools(json!([tool(&long, "city")])),
-            "tools[0].function.name",
-        ),
-        (
-            with_tools(json!([tool("ok", "file path")])),
-            "tools[0].function.parameters.properties",
-        ),
-        (
-            with_tools(json!([tool("ok", "")])),
-            "tools[0].function.parameters.properties",
-        ),
+        (with_tools(json!([tool(&long)])), "tools[0].function.name"),
+        (with_tools(json!([tool("")])), "tools[0].function.name"),
         (
             json!({"messages": [], "functions": [{"name": "x>y"}]}),
             "functions[0].name",
@@ -268,14 +258,9 @@ fn names_that_cannot_be_tags_are_refused() {
             "messages[0].tool_calls[0].function.name",
         ),
         (
-            json!({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [
-                {"id": "c", "function": {"name": "get_weather", "arguments": "{\"a b\": 1}"}}]}]}),
-            "messages[1].tool_calls[0].function.arguments",
-        ),
-        (
-            json!({"messages": [{"role": "assistant", "function_call":
-                {"name": "get_weather", "arguments": {"</city>": "x"}}}]}),
-            "messages[0].function_call.arguments",
+            json!({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant",
+                "function_call": {"name": "get weather", "arguments": "{}"}}]}),
+            "messages[1].function_call.name",
         ),
     ];
     for (body, param) in cases {
@@ -283,18 +268,54 @@ fn names_that_cannot_be_tags_are_refused() {
         assert_eq!(error.status, http::StatusCode::BAD_REQUEST, "{body}");
         assert_eq!(error.error["param"], param, "{body}");
         let message = error.error["message"].as_str().unwrap();
+        assert!(message.starts_with("tool name `"), "{message}");
         assert!(
             message.ends_with("with --text-tools it is written as an XML tag, so it must be 1 to 128 ASCII letters, digits, `_`, `-`, `.` or `:`"),
             "{message}"
         );
     }
-    // Names of 128 bytes, and the four punctuation bytes, are tag names; a
-    // tool that is not taught (`tool_choice: none`) is not checked.
-    let fine = "n".repeat(128);
-    taught(with_tools(json!([tool(&fine, "a-b.c:d_e")])));
-    let mut untaught = with_tools(json!([tool("get weather", "city")]));
+    // 128 bytes, and the four punctuation bytes, make a tag name; a tool
+    // that is not taught (`tool_choice: none`) is not checked.
+    taught(with_tools(json!([
+        tool(&"n".repeat(128)),
+        tool("a-b.c:d_e")
+    ])));
+    let mut untaught = with_tools(json!([tool("get weather")]));
     untaught["tool_choice"] = json!("none");
     taught(untaught);
+}
+
+#[test]
+fn parameter_names_that_cannot_be_tags_are_written_inert() {
+    // Such a parameter cannot be given in the convention, but the tool's
+    // other parameters can: the name is written escaped, never as markup.
+    let body = taught(json!({
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "tool_calls": [{"id": "c", "type": "function",
+                "function": {"name": "get_weather",
+                    "arguments": "{\"a b\": 1, \"</city><x>\": \"y\"}"}}]},
+        ],
+        "tools": [{"type": "function", "function": {"name": "get_weather",
+            "parameters": {"type": "object", "properties": {
+                "file path": {"type": "string"}, "<x>": {"type": "string"}},
+                "required": ["<x>"]}}}],
+    }));
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains(
+            "Parameters:\n- file path (string, optional)\n- &lt;x&gt; (string, required)\n"
+        ),
+        "{system}"
+    );
+    assert!(
+        system.ends_with("<get_weather>\n<&lt;x&gt;>text</&lt;x&gt;>\n</get_weather>\n"),
+        "{system}"
+    );
+    assert_eq!(
+        body["messages"][2]["content"],
+        "<get_weather>\n<a b>1</a b>\n<&lt;/city&gt;&lt;x&gt;>y</&lt;/city&gt;&lt;x&gt;>\n</get_weather>"
+    );
 }
 
 #[test]
