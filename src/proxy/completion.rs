@@ -214,7 +214,8 @@ impl Serialize for Completion {
             index: 0,
             message: MessageOut {
                 role: "assistant",
-                content: (!(self.content.is_empty() && !self.calls.is_empty()))
+                // `null` when the answer is calls only.
+                content: (!self.content.is_empty() || self.calls.is_empty())
                     .then_some(self.content.as_str()),
                 reasoning_content: (!self.reasoning.is_empty()).then_some(self.reasoning.as_str()),
                 refusal: (!self.refusal.is_empty()).then_some(self.refusal.as_str()),
