@@ -11,7 +11,6 @@
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -22,7 +21,7 @@ use toolrouter::{ProxyOptions, ProxyServer, serve_proxy};
 static ALLOC: dhat::Alloc = dhat::Alloc;
 
 /// One counting at a time: the allocator is the process's.
-static COUNTING: Mutex<()> = Mutex::new(());
+static COUNTING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Just under the proxy's default request limit (16 MiB).
 const BODY: usize = 16 * 1024 * 1024 - 4096;
@@ -229,13 +228,13 @@ async fn check_request(path: &str, body: Vec<u8>, k: usize) {
     proxy.shutdown().await;
 }
 
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    COUNTING.lock().unwrap_or_else(|e| e.into_inner())
+async fn lock() -> tokio::sync::MutexGuard<'static, ()> {
+    COUNTING.lock().await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_body_of_small_objects_costs_a_few_times_its_size() {
-    let _one = lock();
+    let _one = lock().await;
     let head = r#""model": "m", "stream": false"#;
     check_request(
         "/v1/chat/completions",
@@ -247,7 +246,7 @@ async fn a_chat_body_of_small_objects_costs_a_few_times_its_size() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_body_of_small_numbers_and_a_large_schema_cost_a_few_times_their_size() {
-    let _one = lock();
+    let _one = lock().await;
     let head = r#""model": "m", "messages": [{"role": "user", "content": "hi"}]"#;
     check_request("/v1/chat/completions", body_with(head, "extra", "0"), 4).await;
     // A tool's schema is read as far as its parameters' types go.
@@ -265,7 +264,7 @@ async fn a_chat_body_of_small_numbers_and_a_large_schema_cost_a_few_times_their_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_anthropic_body_of_many_messages_costs_a_few_times_its_size() {
-    let _one = lock();
+    let _one = lock().await;
     let head = r#""model": "m", "max_tokens": 5"#;
     let body = body_with(head, "messages", r#"{"role":"user","content":"a"}"#);
     check_request("/v1/messages", body, 4).await;
@@ -279,7 +278,7 @@ async fn an_anthropic_body_of_many_messages_costs_a_few_times_its_size() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_responses_body_of_many_items_costs_a_few_times_its_size() {
-    let _one = lock();
+    let _one = lock().await;
     let head = r#""model": "m", "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}}]"#;
     let body = body_with(
         head,
@@ -309,7 +308,7 @@ async fn check_turn(path: &str, body: &str, k: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_responses_door_holds_a_large_turn_once() {
-    let _one = lock();
+    let _one = lock().await;
     check_turn(
         "/v1/responses",
         r#"{"model": "m", "input": "Write.", "stream": true}"#,
@@ -326,7 +325,7 @@ async fn the_responses_door_holds_a_large_turn_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_one_piece_chat_answer_is_written_from_the_turn_held_once() {
-    let _one = lock();
+    let _one = lock().await;
     check_turn(
         "/v1/chat/completions",
         r#"{"model": "m", "messages": [{"role": "user", "content": "Write."}]}"#,

@@ -214,6 +214,7 @@ impl Serialize for Completion {
             index: 0,
             message: MessageOut {
                 role: "assistant",
+                // `null` when the answer is calls only.
                 content: (!self.content.is_empty() || self.calls.is_empty())
                     .then_some(self.content.as_str()),
                 reasoning_content: (!self.reasoning.is_empty()).then_some(self.reasoning.as_str()),

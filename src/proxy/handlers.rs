@@ -339,10 +339,10 @@ pub(super) async fn read_body(body: Body, max: usize) -> Result<Vec<u8>, ApiErro
     Ok(buf)
 }
 
-/// Request bodies from this size on are read (parsed, translated) on a
-/// blocking thread: a serving thread's other connections do not wait for
-/// them. Reading a body takes about a millisecond per megabyte; handing it
-/// to another thread costs tens of microseconds, the time of reading 64 KiB.
+/// Request bodies from this size on are read (parsed, translated) and
+/// written for the upstream on a blocking thread: a serving thread's other
+/// connections do not wait for them. Smaller ones are read in place, where
+/// the hand-off to another thread would cost more than the reading.
 pub(super) const READ_INLINE_MAX: usize = 64 * 1024;
 
 /// Runs `read`, the reading of a `len`-byte request body: in place for a

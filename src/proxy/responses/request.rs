@@ -395,12 +395,7 @@ fn str_field<'a>(value: Option<&'a str>, key: &str, idx: usize) -> Result<Cow<'a
 }
 
 /// One input item, or the item an `item_reference` names.
-fn input_item(
-    list: &mut MessageList<'_>,
-    item: &str,
-    idx: usize,
-    items: &ItemStore,
-) -> Result<()> {
+fn input_item(list: &mut MessageList<'_>, item: &str, idx: usize, items: &ItemStore) -> Result<()> {
     let [kind, role, id, content, call_id, name, arguments, output] = raw_json::pick(
         item,
         [
