@@ -400,7 +400,10 @@ fn lazy_grammars_and_their_other_forms() {
     assert!(!lark.contains("%json"), "{lark}");
     // llguidance's lexemes are greedy: no repetition inside a regex, which
     // would run on into what follows it.
-    assert!(!lark.contains("]{") && !lark.contains("]*/") && !lark.contains("]+/"), "{lark}");
+    assert!(
+        !lark.contains("]{") && !lark.contains("]*/") && !lark.contains("]+/"),
+        "{lark}"
+    );
     assert!(lark.contains("[lazy]: /(?s:.*)/ \"<tool_call>\""), "{lark}");
     let tag = g.structural_tag();
     assert_eq!(tag["type"], "structural_tag");
