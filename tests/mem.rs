@@ -309,10 +309,13 @@ async fn check_turn(path: &str, body: &str, k: usize) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_responses_door_holds_a_large_turn_once() {
     let _one = lock().await;
+    // Streamed, the peak also holds what is in flight to the reader (the
+    // frame hyper is writing): 3.0 times on an idle machine, 4.0 on one
+    // loaded by other builds, against 14 when each event held its copy.
     check_turn(
         "/v1/responses",
         r#"{"model": "m", "input": "Write.", "stream": true}"#,
-        4,
+        5,
     )
     .await;
     check_turn(
