@@ -78,8 +78,10 @@ impl Router {
     /// Routes one provider response. The returned stream yields every event
     /// as soon as it is known; each finished call starts executing at once (several
     /// run in parallel) and its `ToolResult` arrives when it completes. The stream
-    /// ends after the provider's `Finish` and the last result. Dropping it cancels
-    /// the calls still running.
+    /// ends after the provider's `Finish` and the last result. `bytes` is read up
+    /// to the wire's end marker (`data: [DONE]`, `message_stop`, …) or its own
+    /// end, whichever comes first, and dropped then. Dropping the returned
+    /// stream cancels the calls still running.
     pub fn route<S, B, E>(&self, wire: Wire, bytes: S) -> RouteStream
     where
         S: Stream<Item = Result<B, E>> + Send + 'static,
@@ -150,24 +152,20 @@ async fn drive<S, B, E>(
     B: AsRef<[u8]> + Send,
     E: Display + Send,
 {
-    let mut bytes = std::pin::pin!(bytes);
+    // Dropped once the turn has ended: its source may never end by itself.
+    let mut bytes = Some(Box::pin(bytes));
     let mut running: JoinSet<Finished> = JoinSet::new();
     let mut in_flight: HashMap<tokio::task::Id, (usize, String, String)> = HashMap::new();
     let mut events = Vec::new();
-    let mut ended = false;
     loop {
         tokio::select! {
-            chunk = bytes.next(), if !ended => match chunk {
+            chunk = next_chunk(&mut bytes), if bytes.is_some() => match chunk {
                 Some(Ok(chunk)) => session.feed(chunk.as_ref(), &mut events),
                 Some(Err(e)) => {
                     // The turn's error, so its `Finish` says so too.
                     session.abort(format!("the provider stream broke: {e}"), &mut events);
-                    ended = true;
                 }
-                None => {
-                    session.finish(&mut events);
-                    ended = true;
-                }
+                None => session.finish(&mut events),
             },
             Some(joined) = running.join_next_with_id(), if !running.is_empty() => {
                 let finished = match joined {
@@ -200,6 +198,9 @@ async fn drive<S, B, E>(
             },
             else => break,
         }
+        if session.is_finished() {
+            bytes = None;
+        }
         for event in events.drain(..) {
             if execute && let RouteEvent::Detect(DetectEvent::CallEnd { index, call }) = &event {
                 let executor = executor.clone();
@@ -225,5 +226,14 @@ async fn drive<S, B, E>(
                 return;
             }
         }
+    }
+}
+
+/// The next chunk of `bytes` (`None` once it is gone, which the caller's
+/// guard never polls).
+async fn next_chunk<S: Stream + Unpin>(bytes: &mut Option<S>) -> Option<S::Item> {
+    match bytes {
+        Some(bytes) => bytes.next().await,
+        None => None,
     }
 }

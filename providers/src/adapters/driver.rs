@@ -15,6 +15,10 @@ pub(crate) trait FrameHandler: Send {
 
     /// End of stream: close what is open, report a missing finish.
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>);
+
+    /// Whether the wire's end marker was read: no frame after it is handed
+    /// over ([`WireAdapter::is_done`]).
+    fn is_done(&self) -> bool;
 }
 
 pub(crate) fn bad_json_message(data: &str, err: &serde_json::Error) -> String {
@@ -68,6 +72,9 @@ impl<H: FrameHandler> SseAdapter<H> {
 }
 
 fn dispatch_sse<H: FrameHandler>(item: SseItem<'_>, handler: &mut H, out: &mut Vec<ProviderDelta>) {
+    if handler.is_done() {
+        return;
+    }
     match item {
         SseItem::Event(ev) => {
             let data = ev.data.trim_ascii();
@@ -85,7 +92,7 @@ impl<H: FrameHandler> WireAdapter for SseAdapter<H> {
     }
 
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<ProviderDelta>) -> Result<(), AdapterError> {
-        if self.finished {
+        if self.finished || self.handler.is_done() {
             return Ok(());
         }
         let SseAdapter { sse, handler, .. } = self;
@@ -102,6 +109,10 @@ impl<H: FrameHandler> WireAdapter for SseAdapter<H> {
         sse.finish(|item| dispatch_sse(item, handler, out));
         handler.on_end(out);
         Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.handler.is_done()
     }
 }
 
@@ -129,6 +140,9 @@ pub(crate) fn dispatch_line<H: FrameHandler>(
     handler: &mut H,
     out: &mut Vec<ProviderDelta>,
 ) {
+    if handler.is_done() {
+        return;
+    }
     match line {
         LineEvent::Line(bytes) => {
             if !bytes.iter().all(u8::is_ascii_whitespace) {
@@ -145,7 +159,7 @@ impl<H: FrameHandler> WireAdapter for NdjsonAdapter<H> {
     }
 
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<ProviderDelta>) -> Result<(), AdapterError> {
-        if self.finished {
+        if self.finished || self.handler.is_done() {
             return Ok(());
         }
         let NdjsonAdapter { lines, handler, .. } = self;
@@ -162,5 +176,9 @@ impl<H: FrameHandler> WireAdapter for NdjsonAdapter<H> {
         lines.finish(|line| dispatch_line(line, handler, out));
         handler.on_end(out);
         Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.handler.is_done()
     }
 }

@@ -103,6 +103,11 @@ impl FrameHandler for GeminiFrames {
         self.end
             .report_cut("stream ended before a finishReason", out);
     }
+
+    /// Gemini's stream has no end marker: it ends with its bytes.
+    fn is_done(&self) -> bool {
+        false
+    }
 }
 
 impl GeminiFrames {

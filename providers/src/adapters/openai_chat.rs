@@ -110,6 +110,7 @@ struct FunctionIn {
 impl FrameHandler for OpenAiChatFrames {
     fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
         if data == b"[DONE]" {
+            self.end.done = true;
             if !self.end.finished && !self.end.errored {
                 // A server that never sent a finish_reason but closed properly.
                 self.end_open_calls(out);
@@ -143,6 +144,10 @@ impl FrameHandler for OpenAiChatFrames {
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
         self.end
             .report_cut("stream ended before a finish reason", out);
+    }
+
+    fn is_done(&self) -> bool {
+        self.end.done
     }
 }
 

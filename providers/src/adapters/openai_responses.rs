@@ -77,6 +77,10 @@ impl FrameHandler for ResponsesFrames {
         self.end
             .report_cut("stream ended before response.completed", out);
     }
+
+    fn is_done(&self) -> bool {
+        self.end.done
+    }
 }
 
 /// A leaf's string, if it is a non-empty one.
@@ -246,6 +250,8 @@ impl ResponsesFrames {
         stop: StopReason,
         out: &mut Vec<ProviderDelta>,
     ) {
+        // `response.completed`, `.incomplete` and `.failed` end the stream.
+        self.end.done = true;
         if self.end.finished {
             return;
         }

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // benches and tests may unwrap
 
+mod end_marker;
 mod fixtures;
 mod malformed;
 mod profiles;
