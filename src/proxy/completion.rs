@@ -6,7 +6,7 @@ use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
 use super::chunks::{ExtraContent, finish_reason, usage_object};
 use super::error::{ApiError, UPSTREAM_ERROR};
-use super::faults::error_code;
+use super::faults::{error_code, fails_at_once, stream_failure};
 use super::meta::ChunkMeta;
 use crate::core::{DetectEvent, ToolCall};
 use crate::router::RouteEvent;
@@ -57,16 +57,24 @@ impl CompletionBuilder {
         }
     }
 
-    /// Whether the upstream said it failed: nothing more need be read.
+    /// Whether the answer has failed already (the upstream said it failed,
+    /// or a frame was dropped): nothing more need be read.
     pub(crate) fn failed(&self) -> bool {
-        matches!(self.error, Some((ErrorKind::Provider, _)))
+        self.error
+            .as_ref()
+            .is_some_and(|(kind, _)| fails_at_once(*kind))
     }
 
     /// The answer, or the error the turn ended in (`502`).
     pub(crate) fn build(mut self, meta: ChunkMeta) -> Result<Value, ApiError> {
+        if let Some((kind, message)) = &self.error
+            && let Some((message, code)) = stream_failure(*kind, message)
+        {
+            return Err(ApiError::bad_gateway(message, code));
+        }
         let stop = match self.finish {
-            Some((stop, _)) if !self.failed() => stop,
-            _ => StopReason::Error,
+            Some((stop, _)) => stop,
+            None => StopReason::Error,
         };
         if stop == StopReason::Error {
             let (code, message) = match self.error {

@@ -4,7 +4,9 @@
 //! its connection open after it, on every door, streamed and whole; what the
 //! upstream sends after the marker is not read; a connection whose body ends
 //! soon after goes back to the pool, one whose body does not is not used
-//! again.
+//! again. A frame the proxy had to drop (a line over the frame limit,
+//! invalid UTF-8) ends the answer with the door's error event, never with a
+//! success that lacks it.
 //!
 //! Each test runs under a 10 s timeout while the proxy's read timeout is
 //! 60 s: an answer that waited for the upstream to close would fail the test
@@ -367,4 +369,118 @@ async fn an_anthropic_upstreams_answer_ends_at_message_stop() {
     })
     .await;
     proxy.shutdown().await;
+}
+
+/// `Hi`, then `frame` (one `data:` payload, as bytes), then the rest of a
+/// whole answer.
+fn with_frame(frame: &[u8]) -> Vec<u8> {
+    let mut body = sse(&[chunk(json!({"role": "assistant", "content": "Hi"}), None)]).into_bytes();
+    body.extend_from_slice(b"data: ");
+    body.extend_from_slice(frame);
+    body.extend_from_slice(b"\n\n");
+    body.extend_from_slice(sse(&[chunk(json!({}), Some("stop"))]).as_bytes());
+    body.extend_from_slice(b"data: [DONE]\n\n");
+    body
+}
+
+/// A frame of text over the adapters' 16 MiB frame limit.
+fn over_the_frame_limit() -> Vec<u8> {
+    let text = "x".repeat(16 * 1024 * 1024);
+    chunk(json!({"content": text}), None)
+        .to_string()
+        .into_bytes()
+}
+
+/// A frame whose text holds a byte that is not UTF-8.
+fn invalid_utf8() -> Vec<u8> {
+    let mut frame = chunk(json!({"content": "a_b"}), None)
+        .to_string()
+        .into_bytes();
+    let at = frame.windows(3).position(|w| w == b"a_b").unwrap() + 1;
+    frame[at] = 0xff;
+    frame
+}
+
+/// The message and code of the error each door ends with, for `frame`.
+async fn door_errors(frame: Vec<u8>) -> Vec<(String, Value, Option<Value>)> {
+    let upstream = HeldOpen::start("text/event-stream", with_frame(&frame)).await;
+    let proxy = proxy(&upstream, "vllm").await;
+    let seen = within_timeout(async {
+        let mut seen = Vec::new();
+
+        let folded = fold(&frames(post(&proxy, &request(true)).await).await);
+        assert_eq!(folded.content, "Hi");
+        assert!(!folded.done, "no [DONE] after an error");
+        assert_eq!(folded.finish_reason, None);
+        let error = folded.error.unwrap();
+        seen.push((
+            "chat, streamed".to_owned(),
+            error["message"].clone(),
+            Some(error["code"].clone()),
+        ));
+
+        let response = post(&proxy, &request(false)).await;
+        assert_eq!(response.status(), 502);
+        let body: Value = response.json().await.unwrap();
+        seen.push((
+            "chat, whole".to_owned(),
+            body["error"]["message"].clone(),
+            Some(body["error"]["code"].clone()),
+        ));
+
+        let events = named_events(post_to(&proxy, "messages", &messages_request(true)).await).await;
+        assert_eq!(messages_text(&events), "Hi");
+        let (name, error) = events.last().unwrap();
+        assert_eq!(name, "error");
+        assert_eq!(error["error"]["type"], "api_error");
+        seen.push((
+            "messages, streamed".to_owned(),
+            error["error"]["message"].clone(),
+            None,
+        ));
+
+        let events =
+            named_events(post_to(&proxy, "responses", &responses_request(true)).await).await;
+        assert_eq!(responses_text(&events), "Hi");
+        let (name, failed) = events.last().unwrap();
+        assert_eq!(name, "response.failed");
+        assert_eq!(failed["response"]["status"], "failed");
+        let error = &failed["response"]["error"];
+        seen.push((
+            "responses, streamed".to_owned(),
+            error["message"].clone(),
+            Some(error["code"].clone()),
+        ));
+        seen
+    })
+    .await;
+    proxy.shutdown().await;
+    seen
+}
+
+#[tokio::test]
+async fn a_line_over_the_frame_limit_ends_the_answer_with_an_error_on_every_door() {
+    let message =
+        "the upstream's stream could not be read: frame longer than 16777216 bytes dropped";
+    for (door, seen_message, code) in door_errors(over_the_frame_limit()).await {
+        assert_eq!(seen_message, message, "{door}");
+        if let Some(code) = code {
+            assert_eq!(code, "upstream_frame_too_large", "{door}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_frame_with_invalid_utf8_ends_the_answer_with_an_error_on_every_door() {
+    // The frame's bytes up to the bad one: `data: ` is not part of them.
+    let at = invalid_utf8().iter().position(|&b| b == 0xff).unwrap();
+    let message = format!(
+        "the upstream's stream could not be read: frame with invalid UTF-8 at byte {at} dropped"
+    );
+    for (door, seen_message, code) in door_errors(invalid_utf8()).await {
+        assert_eq!(seen_message, message.as_str(), "{door}");
+        if let Some(code) = code {
+            assert_eq!(code, "upstream_malformed", "{door}");
+        }
+    }
 }

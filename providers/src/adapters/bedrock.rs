@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{FrameHandler, dispatch_line, parse_frame};
+use super::driver::{FrameHandler, dispatch_line, parse_frame, unreadable_frame};
 use super::stream_end::StreamEnd;
 use super::{
     AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, messages_stop_reason, str_field,
@@ -271,10 +271,14 @@ impl BedrockEvents {
                 } else {
                     match serde_json::from_slice::<BodyIn>(frame.payload) {
                         Ok(body) => body,
-                        Err(err) => {
+                        Err(err) if std::str::from_utf8(frame.payload).is_ok() => {
                             out.push(ProviderDelta::malformed(format!(
                                 "bad json in `{name}` frame: {err}"
                             )));
+                            return;
+                        }
+                        Err(err) => {
+                            out.push(unreadable_frame(frame.payload, &err));
                             return;
                         }
                     }

@@ -4,7 +4,7 @@ use super::{AdapterConfig, Wire, WireAdapter};
 use crate::delta::{ErrorKind, ProviderDelta};
 use crate::error::AdapterError;
 use crate::framing::lines::{LineEvent, LineSplitter};
-use crate::framing::sse::{SseDecoder, SseItem};
+use crate::framing::sse::{Dropped, SseDecoder, SseItem};
 
 /// What a vendor adapter does with each frame.
 pub(crate) trait FrameHandler: Send {
@@ -38,10 +38,23 @@ pub(crate) fn parse_frame<'a, T: serde::Deserialize<'a>>(
     match serde_json::from_slice(data) {
         Ok(v) => Some(v),
         Err(err) => {
-            let text = String::from_utf8_lossy(data);
-            out.push(ProviderDelta::malformed(bad_json_message(&text, &err)));
+            out.push(unreadable_frame(data, &err));
             None
         }
+    }
+}
+
+/// The error of a frame `serde_json` could not read: one that is not UTF-8
+/// says so (where its first bad byte is), the others quote their start.
+/// Only a failed frame pays for the check: `serde_json` checks the UTF-8 of
+/// what it reads.
+pub(crate) fn unreadable_frame(data: &[u8], err: &serde_json::Error) -> ProviderDelta {
+    match std::str::from_utf8(data) {
+        Ok(text) => ProviderDelta::malformed(bad_json_message(text, err)),
+        Err(e) => ProviderDelta::malformed(format!(
+            "frame with invalid UTF-8 at byte {} dropped",
+            e.valid_up_to()
+        )),
     }
 }
 
@@ -49,6 +62,16 @@ pub(crate) fn too_long(limit: usize) -> ProviderDelta {
     ProviderDelta::Error {
         kind: ErrorKind::TooLarge,
         message: format!("frame longer than {limit} bytes dropped"),
+    }
+}
+
+/// The error of an event the SSE framing dropped.
+fn dropped(why: Dropped) -> ProviderDelta {
+    match why {
+        Dropped::TooLong { limit } => too_long(limit),
+        Dropped::InvalidUtf8 => {
+            ProviderDelta::malformed("frame with an `event:` name that is not UTF-8 dropped")
+        }
     }
 }
 
@@ -82,7 +105,7 @@ fn dispatch_sse<H: FrameHandler>(item: SseItem<'_>, handler: &mut H, out: &mut V
                 handler.on_data(ev.event, data, out);
             }
         }
-        SseItem::TooLong { limit } => out.push(too_long(limit)),
+        SseItem::Dropped(why) => out.push(dropped(why)),
     }
 }
 

@@ -1,7 +1,9 @@
 //! Where a routed turn ends: at the wire's end marker (an upstream may keep
-//! its connection open after it).
+//! its connection open after it); a dropped frame is the turn's stream error.
 
 use std::time::Duration;
+
+use toolrouter_providers::{AdapterConfig, ErrorKind};
 
 use super::*;
 
@@ -70,4 +72,38 @@ async fn issue_37_route_to_end_returns_at_the_end_marker_of_a_stream_that_never_
     assert_eq!(outcome.text, "Checking.  Done.");
     assert_eq!(outcome.calls.len(), 2);
     assert!(outcome.calls.iter().all(|c| c.result.is_some()));
+}
+
+#[tokio::test]
+async fn issue_37_a_dropped_frame_is_a_stream_error_of_the_outcome() {
+    let router = echo_router().adapter_config(AdapterConfig {
+        max_frame_bytes: 256,
+    });
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(
+        b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\xffb\"}}]}\n\n",
+    );
+    bytes.extend_from_slice(format!("data: {}\n\n", "x".repeat(300)).as_bytes());
+    bytes.extend_from_slice(
+        b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+    );
+    let pieces = vec![Ok::<_, std::io::Error>(bytes)];
+    let outcome = router
+        .route_to_end(Wire::OpenAiChat, futures::stream::iter(pieces))
+        .await;
+    // `{"choices":[{"index":0,"delta":{"content":"a` is 44 bytes.
+    let invalid = "frame with invalid UTF-8 at byte 44 dropped";
+    assert_eq!(
+        outcome.stream_errors,
+        vec![
+            (ErrorKind::Malformed, invalid.to_owned()),
+            (
+                ErrorKind::TooLarge,
+                "frame longer than 256 bytes dropped".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(outcome.error.as_deref(), Some(invalid));
+    assert!(outcome.ended_in_error());
+    assert_eq!(outcome.text, "ok");
 }
