@@ -1,6 +1,8 @@
 //! `CompletionBuilder`: a routed turn collected into one OpenAI
 //! `chat.completion` object, for a client that did not ask for a stream.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value, json};
 use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
@@ -21,8 +23,9 @@ pub(crate) struct CompletionBuilder {
     refusal: String,
     /// Completed calls with their index (the order they began in).
     calls: Vec<(usize, ToolCall)>,
-    /// The calls' provider signatures, by index (Gemini's `thoughtSignature`).
-    signatures: Vec<(usize, String)>,
+    /// The calls' provider signatures, by index (Gemini's `thoughtSignature`;
+    /// the latest of an index counts).
+    signatures: HashMap<usize, String>,
     usage: Option<Usage>,
     /// The first stream error.
     error: Option<(ErrorKind, String)>,
@@ -44,7 +47,7 @@ impl CompletionBuilder {
                     self.calls.push((index, *call))
                 }
                 RouteEvent::CallSignature { index, signature } => {
-                    self.signatures.push((index, signature))
+                    self.signatures.insert(index, signature);
                 }
                 RouteEvent::Usage { usage } => self.usage = Some(usage),
                 RouteEvent::ProviderError { kind, message } => {
@@ -112,8 +115,8 @@ impl CompletionBuilder {
                         "type": "function",
                         "function": { "name": call.name, "arguments": arguments },
                     });
-                    let signature = self.signatures.iter().rev().find(|(of, _)| of == index);
-                    if let (Some((_, signature)), Some(out)) = (signature, out.as_object_mut()) {
+                    let signature = self.signatures.get(index);
+                    if let (Some(signature), Some(out)) = (signature, out.as_object_mut()) {
                         out.insert(
                             "extra_content".to_owned(),
                             json!(ExtraContent::signed(signature)),

@@ -5,6 +5,7 @@
 mod end_marker;
 mod fixtures;
 mod malformed;
+mod many_calls;
 mod profiles;
 mod props;
 mod quirks;

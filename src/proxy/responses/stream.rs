@@ -9,6 +9,7 @@
 //! `response.incomplete`) holding the whole response. A failed turn ends with
 //! `response.failed` instead. Every event has its `sequence_number`.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -17,9 +18,10 @@ use toolrouter_providers::{StopReason, Usage};
 use super::{
     Head, ItemStore, call_item, content_part, failure, message_item, reasoning_item, usage_of,
 };
-use crate::core::{DetectEvent, WireFormat};
+use crate::core::DetectEvent;
 use crate::proxy::faults::Faults;
 use crate::proxy::meta::ChunkMeta;
+use crate::proxy::shown::ShownCalls;
 use crate::proxy::turn::FrameWriter;
 use crate::router::RouteEvent;
 
@@ -45,15 +47,12 @@ enum Open {
 /// A call the client has been shown.
 #[derive(Debug)]
 struct Call {
-    route_index: usize,
     output_index: usize,
     item_id: String,
     call_id: String,
     name: String,
-    format: WireFormat,
     /// The argument text sent so far.
     arguments: String,
-    ended: bool,
 }
 
 /// Writes one client stream.
@@ -65,7 +64,12 @@ pub(crate) struct ResponseWriter {
     sequence: u64,
     /// The output items by their index, once done.
     output: Vec<Option<Value>>,
+    /// The ids of the items done.
+    done_ids: HashSet<String>,
     open: Option<Open>,
+    /// The calls shown, found by router index, and what was written of
+    /// each, at the same positions.
+    shown: ShownCalls,
     calls: Vec<Call>,
     usage: Option<Usage>,
     faults: Faults,
@@ -83,7 +87,9 @@ impl ResponseWriter {
             head: None,
             sequence: 0,
             output: Vec::new(),
+            done_ids: HashSet::new(),
             open: None,
+            shown: ShownCalls::default(),
             calls: Vec::new(),
             usage: None,
             faults: Faults::default(),
@@ -153,6 +159,9 @@ impl ResponseWriter {
             "response.output_item.done",
             json!({"output_index": index, "item": item}),
         );
+        if let Some(id) = item["id"].as_str() {
+            self.done_ids.insert(id.to_owned());
+        }
         if let Some(slot) = self.output.get_mut(index) {
             *slot = Some(item);
         }
@@ -295,12 +304,7 @@ impl ResponseWriter {
     /// `id`, or `id_N` (`N` the next output index) when an earlier item
     /// took it.
     fn unique(&self, id: String) -> String {
-        let taken = self
-            .output
-            .iter()
-            .flatten()
-            .any(|item| item["id"] == id.as_str());
-        if taken {
+        if self.done_ids.contains(&id) {
             format!("{id}_{}", self.output.len())
         } else {
             id
@@ -352,23 +356,17 @@ impl ResponseWriter {
         self.close_with("completed", out);
     }
 
-    fn position(&self, route_index: usize) -> Option<usize> {
-        self.calls
-            .iter()
-            .rposition(|c| c.route_index == route_index)
-    }
-
     /// An argument fragment of a call.
     fn arguments(&mut self, route_index: usize, fragment: &str, out: &mut Vec<u8>) {
-        let Some(pos) = self.position(route_index) else {
+        let Some(pos) = self.shown.position(route_index) else {
             return;
         };
+        if fragment.is_empty() || self.shown.is_ended(pos) {
+            return;
+        }
         let Some(call) = self.calls.get_mut(pos) else {
             return;
         };
-        if fragment.is_empty() || call.ended {
-            return;
-        }
         call.arguments.push_str(fragment);
         let data = json!({"item_id": call.item_id, "output_index": call.output_index,
                           "delta": fragment});
@@ -378,10 +376,10 @@ impl ResponseWriter {
     /// A call's `done` events (`status`: `completed`, or `incomplete` for one
     /// the token limit cut).
     fn end_call(&mut self, pos: usize, status: &str, out: &mut Vec<u8>) {
-        let Some(call) = self.calls.get_mut(pos) else {
+        self.shown.end(pos);
+        let Some(call) = self.calls.get(pos) else {
             return;
         };
-        call.ended = true;
         let (index, item_id) = (call.output_index, call.item_id.clone());
         let arguments = call.arguments.clone();
         let item = call_item(&call.call_id, &call.name, &arguments, status);
@@ -399,10 +397,10 @@ impl ResponseWriter {
         out: &mut Vec<u8>,
     ) {
         let open = self
-            .calls
-            .iter()
-            .find(|c| !c.ended)
-            .map(|c| c.name.as_str());
+            .shown
+            .open()
+            .next()
+            .map(|pos| self.calls[pos].name.as_str());
         if let Some((why, code)) = self.faults.at_finish(stop, error, open) {
             self.fail(&why, code, meta, out);
             return;
@@ -415,7 +413,8 @@ impl ResponseWriter {
         };
         self.close_with(status, out);
         // Calls the token limit cut end with what they received.
-        while let Some(pos) = self.calls.iter().position(|c| !c.ended) {
+        let cut: Vec<usize> = self.shown.open().collect();
+        for pos in cut {
             self.end_call(pos, "incomplete", out);
         }
         let usage = self.usage.as_ref().map_or(Value::Null, |u| {
@@ -481,25 +480,23 @@ impl FrameWriter for ResponseWriter {
                 let item = call_item(&id, &name, "", "in_progress");
                 let item_id = item["id"].as_str().unwrap_or("").to_owned();
                 let output_index = self.add_item(item, out);
+                self.shown.add(index, format);
                 self.calls.push(Call {
-                    route_index: index,
                     output_index,
                     item_id,
                     call_id: id,
                     name,
-                    format,
                     arguments: String::new(),
-                    ended: false,
                 });
             }
             RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
                 self.arguments(index, &fragment, out);
             }
             RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
-                let Some(pos) = self.position(index) else {
+                let Some(pos) = self.shown.position(index) else {
                     return;
                 };
-                if self.calls.get(pos).is_some_and(|c| c.ended) {
+                if self.shown.is_ended(pos) {
                     return;
                 }
                 if self
@@ -517,10 +514,9 @@ impl FrameWriter for ResponseWriter {
             }
             RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
                 let open = self
-                    .calls
-                    .iter()
-                    .find(|c| !c.ended && c.format == diagnostic.format)
-                    .map(|c| c.name.as_str());
+                    .shown
+                    .first_open_of(diagnostic.format)
+                    .map(|pos| self.calls[pos].name.as_str());
                 if let Some((why, code)) = self.faults.malformed(open, &diagnostic) {
                     self.fail(&why, code, meta, out);
                 }

@@ -1,6 +1,8 @@
-//! Where a routed turn ends: at the wire's end marker (an upstream may keep
-//! its connection open after it); a dropped frame is the turn's stream error.
+//! Where a routed turn ends, and what it costs: the wire's end marker ends
+//! it (an upstream may keep its connection open after it); a dropped frame
+//! is the turn's stream error; many calls in one stream cost linear work.
 
+use std::sync::mpsc;
 use std::time::Duration;
 
 use toolrouter_providers::{AdapterConfig, ErrorKind};
@@ -106,4 +108,151 @@ async fn issue_37_a_dropped_frame_is_a_stream_error_of_the_outcome() {
     assert_eq!(outcome.error.as_deref(), Some(invalid));
     assert!(outcome.ended_in_error());
     assert_eq!(outcome.text, "ok");
+}
+
+/// `n` structured calls in one OpenAI stream, each in one chunk with its
+/// own id and index, then `tool_calls` and `[DONE]`.
+fn many_calls(n: usize) -> String {
+    let mut s = String::with_capacity(n * 170);
+    for i in 0..n {
+        s.push_str(&format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":{i},\"id\":\"call_{i}\",\"type\":\"function\",\"function\":{{\"name\":\"get_weather\",\"arguments\":\"{{\\\"n\\\":{i}}}\"}}}}]}}}}]}}\n\n"
+        ));
+    }
+    s.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+    s
+}
+
+/// Runs `work` on its own thread and waits at most `limit` for it: a test
+/// that would take quadratic time fails instead of hanging (the limit is
+/// many times what linear work takes; nothing here measures speed).
+fn within<T: Send + 'static>(limit: Duration, work: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(work());
+    });
+    rx.recv_timeout(limit)
+        .expect("the work did not finish: it grows faster than the calls")
+}
+
+#[test]
+fn issue_37_a_hundred_thousand_structured_calls_in_one_stream_are_routed() {
+    const N: usize = 100_000;
+    let router = echo_router();
+    let bytes = many_calls(N);
+    let (ended, last) = within(Duration::from_secs(60), move || {
+        let mut session = router.session(Wire::OpenAiChat);
+        let mut events = Vec::new();
+        let mut ended = 0;
+        let mut last = None;
+        for piece in bytes.as_bytes().chunks(4096) {
+            session.feed(piece, &mut events);
+            for event in events.drain(..) {
+                if let RouteEvent::Detect(DetectEvent::CallEnd { index, call }) = event {
+                    ended += 1;
+                    last = Some((index, call.id, Value::Object(call.arguments)));
+                }
+            }
+        }
+        (ended, last)
+    });
+    assert_eq!(ended, N);
+    let n = N - 1;
+    assert_eq!(last, Some((n, format!("call_{n}"), json!({"n": n}))));
+}
+
+#[test]
+fn issue_37_an_outcome_takes_three_hundred_thousand_results() {
+    const N: usize = 300_000;
+    let outcome = within(Duration::from_secs(60), || {
+        let mut outcome = TurnOutcome::new(Wire::OpenAiChat);
+        for index in 0..N {
+            let id = format!("call_{index}");
+            let call = crate::core::ToolCall::new(
+                id.clone(),
+                "get_weather",
+                Some(Default::default()),
+                WireFormat::OpenAiChat,
+            );
+            outcome.push(&RouteEvent::Detect(DetectEvent::CallEnd {
+                index,
+                call: Box::new(call),
+            }));
+            outcome.push(&RouteEvent::ToolResult {
+                index,
+                id,
+                name: "get_weather".to_owned(),
+                result: CallToolResult::success(vec![ContentBlock::text(index.to_string())]),
+                elapsed_ms: 1,
+            });
+        }
+        outcome
+    });
+    assert_eq!(outcome.calls.len(), N);
+    let text = |c: &CallResult| match &c.result.as_ref().expect("a result").content[0] {
+        ContentBlock::Text(t) => t.text.clone(),
+        _ => String::new(),
+    };
+    assert!(
+        outcome
+            .calls
+            .iter()
+            .enumerate()
+            .all(|(index, c)| c.index == index && text(c) == index.to_string())
+    );
+}
+
+/// An OpenAI stream whose text is one fenced `tool_calls` envelope of `n`
+/// calls, in content chunks of a few hundred bytes.
+fn fenced_envelope(n: usize) -> String {
+    let mut text = String::from("```json\n{\"tool_calls\": [");
+    for i in 0..n {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        text.push_str(&format!(
+            "{{\"id\": \"c{i}\", \"type\": \"function\", \"function\": {{\"name\": \"get_weather\", \"arguments\": {{\"n\": {i}}}}}}}"
+        ));
+    }
+    text.push_str("]}\n```\n");
+    let mut s = String::new();
+    let mut rest = text.as_str();
+    while !rest.is_empty() {
+        let (piece, after) = rest.split_at(rest.len().min(400));
+        s.push_str(&format!(
+            "data: {}\n\n",
+            json!({"choices":[{"index":0,"delta":{"content":piece}}]})
+        ));
+        rest = after;
+    }
+    s.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    s
+}
+
+#[test]
+fn issue_37_a_fenced_envelope_of_many_calls_is_routed() {
+    // The envelope's calls all end at its closing fence.
+    const N: usize = 100_000;
+    let router = echo_router();
+    let bytes = fenced_envelope(N);
+    let ends = within(Duration::from_secs(60), move || {
+        let mut session = router.session(Wire::OpenAiChat);
+        let mut events = Vec::new();
+        let mut ends = Vec::new();
+        for piece in bytes.as_bytes().chunks(4096) {
+            session.feed(piece, &mut events);
+            for event in events.drain(..) {
+                if let RouteEvent::Detect(DetectEvent::CallEnd { index, call }) = event {
+                    ends.push((index, call.arguments["n"].clone()));
+                }
+            }
+        }
+        ends
+    });
+    assert_eq!(ends.len(), N);
+    assert!(
+        ends.iter()
+            .enumerate()
+            .all(|(i, (index, n))| *index == i && *n == i)
+    );
 }
