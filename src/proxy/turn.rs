@@ -6,8 +6,8 @@ use futures::StreamExt;
 
 use super::meta::{ChunkMeta, MetaSniffer};
 use super::record::RequestRecord;
-use super::upstream::{AnswerStream, error_chain, release};
-use crate::router::{RouteEvent, RouteSession};
+use super::upstream::{AnswerStream, error_chain};
+use crate::router::{RouteEvent, RouteSession, release};
 
 /// The upstream's byte stream, routed.
 pub(crate) struct UpstreamTurn {

@@ -7,11 +7,10 @@
 mod pool;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
+use futures::StreamExt;
 use futures::stream::BoxStream;
-use futures::{FutureExt, StreamExt};
 use http::uri::PathAndQuery;
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use toolrouter_providers::{ProviderProfile, Wire};
@@ -31,14 +30,6 @@ const MAX_ERROR_BYTES: usize = 64 * 1024;
 
 /// The most bytes of a passed-through answer (`/v1/models`).
 const MAX_PASSED_BYTES: usize = 4 * 1024 * 1024;
-
-/// How long an answer let go after its end marker may take to end its body
-/// (`release`): a well-behaved upstream ends it at once.
-const RELEASE_GRACE: Duration = Duration::from_secs(1);
-
-/// The most bytes of an answer let go after its end marker read and dropped
-/// while waiting for its body's end.
-const MAX_RELEASE_BYTES: usize = 64 * 1024;
 
 /// Why an upstream's answer did not come, or broke off.
 #[derive(Debug)]
@@ -464,39 +455,6 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-/// Lets go of an answer whose end marker was read, without making anyone
-/// wait for its body's end: what the upstream still sends is read and
-/// dropped, for at most [`RELEASE_GRACE`] and [`MAX_RELEASE_BYTES`], so that
-/// a pooled connection whose body ends goes back to its pool (a body read to
-/// its end is what puts a connection back). One whose body does not end by
-/// then is dropped, which closes its connection: an upstream that keeps it
-/// open past its answer costs a connection, not a wait.
-pub(crate) fn release(mut stream: AnswerStream) {
-    let mut budget = MAX_RELEASE_BYTES;
-    // What has already come needs no task.
-    loop {
-        match stream.next().now_or_never() {
-            Some(Some(Ok(chunk))) if chunk.len() < budget => budget -= chunk.len(),
-            Some(_) => return,
-            None => break,
-        }
-    }
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    runtime.spawn(async move {
-        let drain = async {
-            while let Some(Ok(chunk)) = stream.next().await {
-                if chunk.len() >= budget {
-                    return;
-                }
-                budget -= chunk.len();
-            }
-        };
-        let _ = tokio::time::timeout(RELEASE_GRACE, drain).await;
-    });
 }
 
 /// The first `max` bytes of an answer's body (fewer if it breaks off).

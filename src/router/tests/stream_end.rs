@@ -77,6 +77,52 @@ async fn issue_37_route_to_end_returns_at_the_end_marker_of_a_stream_that_never_
 }
 
 #[tokio::test]
+async fn the_rest_of_a_routed_stream_is_read_to_its_end_in_the_background() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let router = echo_router();
+    let (answer, more) = stream_then_more();
+    let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
+        vec![Ok(answer.into_bytes()), Ok(more.into_bytes())];
+    // Set when the stream is asked past its last piece: read to its end,
+    // as an HTTP client needs to keep the connection.
+    let ended = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&ended);
+    let end = futures::stream::poll_fn(move |_| {
+        seen.store(true, std::sync::atomic::Ordering::SeqCst);
+        std::task::Poll::Ready(None)
+    });
+    let outcome = router
+        .route_to_end(Wire::OpenAiChat, futures::stream::iter(pieces).chain(end))
+        .await;
+    assert_eq!(outcome.text, "Checking.  Done.");
+    let read_to_end = async {
+        while !ended.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), read_to_end)
+        .await
+        .expect("the stream was read to its end");
+}
+
+#[tokio::test]
+async fn a_stream_that_ended_is_not_asked_again() {
+    // `unfold` panics when asked past its end; a stream with no end marker
+    // ends the turn by ending.
+    let answer = openai_stream().replace("data: [DONE]\n\n", "");
+    let bytes = futures::stream::unfold(Some(answer), |answer| async move {
+        answer.map(|a| (Ok::<_, std::io::Error>(a.into_bytes()), None))
+    });
+    let outcome = echo_router()
+        .route_to_end(Wire::OpenAiChat, Box::pin(bytes))
+        .await;
+    assert!(outcome.finished);
+    assert_eq!(outcome.stop, StopReason::ToolUse);
+    assert_eq!(outcome.calls.len(), 2);
+}
+
+#[tokio::test]
 async fn issue_37_a_dropped_frame_is_a_stream_error_of_the_outcome() {
     let router = echo_router().adapter_config(AdapterConfig {
         max_frame_bytes: 256,
