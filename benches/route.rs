@@ -130,5 +130,44 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// One OpenAI stream of `n` structured calls, each in one chunk with its own
+/// id and index, then `tool_calls` and `[DONE]`.
+fn many_calls(n: usize) -> Vec<u8> {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":{i},\"id\":\"call_{i}\",\"type\":\"function\",\"function\":{{\"name\":\"get_weather\",\"arguments\":\"{{\\\"n\\\":{i}}}\"}}}}]}}}}]}}\n\n"
+        ));
+    }
+    s.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+    s.into_bytes()
+}
+
+/// Many structured calls in one stream: the cost per call must not grow with
+/// the calls before it (10,000 calls, against 1,000, in bytes per second).
+fn bench_many_calls(c: &mut Criterion) {
+    let catalog = catalog();
+    let mut group = c.benchmark_group("route_many_calls");
+    for n in [1_000, 10_000] {
+        let stream = many_calls(n);
+        group.throughput(Throughput::Bytes(stream.len() as u64));
+        group.bench_function(BenchmarkId::new("openai-chat", n), |b| {
+            let mut events = Vec::new();
+            b.iter(|| {
+                let mut session =
+                    RouteSession::new(Wire::OpenAiChat, catalog.clone(), DetectConfig::default());
+                for piece in stream.chunks(CHUNK) {
+                    session.feed(piece, &mut events);
+                    events.clear();
+                }
+                session.finish(&mut events);
+                black_box(&events);
+                events.clear();
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_many_calls);
 criterion_main!(benches);

@@ -1,5 +1,7 @@
 //! Normalisation: fold a stream of deltas into one [`TurnSummary`], the same for every provider.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -123,7 +125,6 @@ pub enum EndedCall {
 /// A call being collected.
 #[derive(Debug)]
 struct OpenCall {
-    key: CallKey,
     id: Option<String>,
     name: String,
     raw: ArgumentsText,
@@ -145,6 +146,8 @@ pub struct TurnCollector {
     reasoning: String,
     reasoning_blocks: Vec<ReasoningBlock>,
     calls: Vec<OpenCall>,
+    /// The latest call of each key.
+    by_key: HashMap<CallKey, usize>,
     server_calls: Vec<ServerCall>,
     status: TurnStatus,
     rule: ArgumentsRule,
@@ -197,8 +200,8 @@ impl TurnCollector {
             },
             ProviderDelta::ToolCallStart { key, id, name } => {
                 let ended = self.end(*key);
+                self.by_key.insert(*key, self.calls.len());
                 self.calls.push(OpenCall {
-                    key: *key,
                     id: id.clone(),
                     name: name.clone(),
                     raw: ArgumentsText::new(),
@@ -298,7 +301,8 @@ impl TurnCollector {
     }
 
     fn call_mut(&mut self, key: CallKey) -> Option<&mut OpenCall> {
-        self.calls.iter_mut().rev().find(|c| c.key == key)
+        let at = *self.by_key.get(&key)?;
+        self.calls.get_mut(at)
     }
 }
 

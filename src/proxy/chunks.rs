@@ -8,13 +8,14 @@
 //! when asked for, and `data: [DONE]`. A failed turn ends with `data: {"error": {...}}` instead.
 
 use crate::proxy::faults::Faults;
+use crate::proxy::shown::ShownCalls;
 use crate::proxy::turn::FrameWriter;
 use serde::Serialize;
 use toolrouter_providers::{StopReason, Usage};
 
 use super::error::{UPSTREAM_ERROR, error_object};
 use super::meta::ChunkMeta;
-use crate::core::{DetectEvent, WireFormat};
+use crate::core::DetectEvent;
 use crate::router::RouteEvent;
 
 /// Writes one client stream.
@@ -25,6 +26,8 @@ pub(crate) struct ChunkWriter {
     include_usage: bool,
     role_sent: bool,
     /// The calls announced to the client; a call's position is its `index`.
+    shown: ShownCalls,
+    /// What was written of each, at the same positions.
     calls: Vec<AnnouncedCall>,
     /// The signature of the call about to start (router index, signature).
     signature: Option<(usize, String)>,
@@ -38,14 +41,9 @@ pub(crate) struct ChunkWriter {
 /// A call the client has been told about.
 #[derive(Debug)]
 struct AnnouncedCall {
-    /// The router's index.
-    route_index: usize,
     name: String,
-    /// Its dialect (the wire's, for a structured call).
-    format: WireFormat,
     /// Some argument text went out.
     args_sent: bool,
-    ended: bool,
 }
 
 #[derive(Serialize, Default)]
@@ -108,6 +106,7 @@ impl ChunkWriter {
             prefix: None,
             include_usage,
             role_sent: false,
+            shown: ShownCalls::default(),
             calls: Vec::new(),
             signature: None,
             usage: None,
@@ -117,12 +116,6 @@ impl ChunkWriter {
         }
     }
 
-    fn position(&self, route_index: usize) -> Option<usize> {
-        self.calls
-            .iter()
-            .rposition(|c| c.route_index == route_index)
-    }
-
     fn arguments(
         &mut self,
         route_index: usize,
@@ -130,10 +123,10 @@ impl ChunkWriter {
         meta: &dyn Fn() -> ChunkMeta,
         out: &mut Vec<u8>,
     ) {
-        let Some(pos) = self.position(route_index) else {
+        let Some(pos) = self.shown.position(route_index) else {
             return;
         };
-        if fragment.is_empty() || self.calls[pos].ended {
+        if fragment.is_empty() || self.shown.is_ended(pos) {
             return;
         }
         self.calls[pos].args_sent |= !fragment.trim().is_empty();
@@ -165,15 +158,15 @@ impl ChunkWriter {
         out: &mut Vec<u8>,
     ) {
         let open = self
-            .calls
-            .iter()
-            .find(|c| !c.ended)
-            .map(|c| c.name.as_str());
+            .shown
+            .open()
+            .next()
+            .map(|pos| self.calls[pos].name.as_str());
         if let Some((why, code)) = self.faults.at_finish(stop, error, open) {
             self.fail(&why, code, out);
             return;
         }
-        let reason = finish_reason(stop, self.calls.iter().any(|c| c.ended));
+        let reason = finish_reason(stop, self.shown.any_ended());
         self.frame(meta, out, &DeltaOut::default(), Some(reason));
         if self.include_usage
             && let Some(usage) = &self.usage
@@ -340,7 +333,7 @@ impl FrameWriter for ChunkWriter {
             }) => {
                 let signature = self.signature.take().filter(|(of, _)| *of == index);
                 let call = ToolCallOut {
-                    index: self.calls.len(),
+                    index: self.shown.len(),
                     id: Some(&id),
                     kind: Some("function"),
                     function: FunctionOut {
@@ -357,19 +350,17 @@ impl FrameWriter for ChunkWriter {
                         ..DeltaOut::default()
                     },
                 );
+                self.shown.add(index, format);
                 self.calls.push(AnnouncedCall {
-                    route_index: index,
                     name,
-                    format,
                     args_sent: false,
-                    ended: false,
                 });
             }
             RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
                 self.arguments(index, &fragment, meta, out);
             }
             RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
-                let Some(pos) = self.position(index) else {
+                let Some(pos) = self.shown.position(index) else {
                     return;
                 };
                 if !self.calls[pos].args_sent {
@@ -379,14 +370,13 @@ impl FrameWriter for ChunkWriter {
                         serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
                     self.arguments(index, &text, meta, out);
                 }
-                self.calls[pos].ended = true;
+                self.shown.end(pos);
             }
             RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
                 let open = self
-                    .calls
-                    .iter()
-                    .find(|c| !c.ended && c.format == diagnostic.format)
-                    .map(|c| c.name.as_str());
+                    .shown
+                    .first_open_of(diagnostic.format)
+                    .map(|pos| self.calls[pos].name.as_str());
                 if let Some((why, code)) = self.faults.malformed(open, &diagnostic) {
                     self.fail(&why, code, out);
                 }

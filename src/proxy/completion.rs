@@ -4,15 +4,18 @@
 //! `Serialize`), Anthropic's `message` and the Responses `response` in their
 //! doors, each from the same fields, the turn's text held once.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use toolrouter_providers::{ErrorKind, StopReason, Usage};
 
 use super::chunks::{ExtraContent, UsageOut, finish_reason};
 use super::error::{ApiError, UPSTREAM_ERROR};
-use super::faults::{Failure, Faults, error_code};
+use super::faults::{Failure, Faults, error_code, fails_at_once, stream_failure};
 use super::meta::ChunkMeta;
-use crate::core::{DetectEvent, ToolCall, WireFormat};
+use super::shown::ShownCalls;
+use crate::core::{DetectEvent, ToolCall};
 use crate::router::RouteEvent;
 
 /// Collects a turn. Only completed calls are kept: the markup of a call in
@@ -28,10 +31,13 @@ pub(crate) struct CompletionBuilder {
     refusal: String,
     /// Completed calls with their index (the order they began in).
     calls: Vec<(usize, ToolCall)>,
-    /// The calls' provider signatures, by index (Gemini's `thoughtSignature`).
-    signatures: Vec<(usize, String)>,
-    /// The structured calls begun: route index, dialect, name, ended.
-    structured: Vec<(usize, WireFormat, String, bool)>,
+    /// The calls' provider signatures, by index (Gemini's `thoughtSignature`;
+    /// the latest of an index counts).
+    signatures: HashMap<usize, String>,
+    /// The structured calls begun, found by router index, and their names
+    /// at the same positions.
+    structured: ShownCalls,
+    structured_names: Vec<String>,
     faults: Faults,
     /// A structured call broke: why, and the error code.
     broken: Option<Failure>,
@@ -107,11 +113,12 @@ impl CompletionBuilder {
                     format,
                     ..
                 }) if !format.is_text_embedded() => {
-                    self.structured.push((index, format, name, false));
+                    self.structured.add(index, format);
+                    self.structured_names.push(name);
                 }
                 RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
-                    if let Some(begun) = self.structured.iter_mut().find(|b| b.0 == index) {
-                        begun.3 = true;
+                    if let Some(position) = self.structured.position(index) {
+                        self.structured.end(position);
                     }
                     self.calls.push((index, *call))
                 }
@@ -120,15 +127,14 @@ impl CompletionBuilder {
                 {
                     let open = self
                         .structured
-                        .iter()
-                        .find(|b| !b.3 && b.1 == diagnostic.format)
-                        .map(|b| b.2.as_str());
+                        .first_open_of(diagnostic.format)
+                        .map(|position| self.structured_names[position].as_str());
                     if let Some(failure) = self.faults.malformed(open, &diagnostic) {
                         self.broken.get_or_insert(failure);
                     }
                 }
                 RouteEvent::CallSignature { index, signature } => {
-                    self.signatures.push((index, signature))
+                    self.signatures.insert(index, signature);
                 }
                 RouteEvent::Usage { usage } => self.usage = Some(usage),
                 RouteEvent::ProviderError { kind, message } => {
@@ -141,19 +147,26 @@ impl CompletionBuilder {
         }
     }
 
-    /// Whether the answer has failed (the upstream said so, or a structured
-    /// call broke): nothing more need be read.
+    /// Whether the answer has failed (the upstream said so, a frame was
+    /// dropped, or a structured call broke): nothing more need be read.
     pub(crate) fn failed(&self) -> bool {
-        matches!(self.error, Some((ErrorKind::Provider, _))) || self.broken.is_some()
+        self.error
+            .as_ref()
+            .is_some_and(|(kind, _)| fails_at_once(*kind))
+            || self.broken.is_some()
     }
 
     /// The answer, or the error the turn ended in (`502`).
     pub(crate) fn build(mut self, meta: ChunkMeta) -> Result<Completion, ApiError> {
-        let provider_failed = matches!(self.error, Some((ErrorKind::Provider, _)));
+        if let Some((kind, message)) = &self.error
+            && let Some((message, code)) = stream_failure(*kind, message)
+        {
+            return Err(ApiError::bad_gateway(message, code));
+        }
         let stop = match self.finish.take() {
-            Some((stop, _)) if !provider_failed => stop,
-            _ if self.broken.is_some() && !provider_failed => StopReason::EndTurn,
-            _ => StopReason::Error,
+            Some((stop, _)) => stop,
+            None if self.broken.is_some() => StopReason::EndTurn,
+            None => StopReason::Error,
         };
         if stop == StopReason::Error {
             let (code, message) = match self.error {
@@ -162,7 +175,11 @@ impl CompletionBuilder {
             };
             return Err(ApiError::bad_gateway(message, code));
         }
-        let open = self.structured.iter().find(|b| !b.3).map(|b| b.2.as_str());
+        let open = self
+            .structured
+            .open()
+            .next()
+            .map(|position| self.structured_names[position].as_str());
         let failure = self
             .broken
             .take()
@@ -178,11 +195,7 @@ impl CompletionBuilder {
             .map(|(index, call)| CompletedCall {
                 arguments: serde_json::to_string(&call.arguments)
                     .unwrap_or_else(|_| "{}".to_owned()),
-                signature: signatures
-                    .iter()
-                    .rev()
-                    .find(|(of, _)| *of == index)
-                    .map(|(_, s)| s.clone()),
+                signature: signatures.get(&index).cloned(),
                 id: call.id,
                 name: call.name,
             })

@@ -1,8 +1,9 @@
 //! `Faults`: when a client's stream must end with an error event, decided the
 //! same way for every front door's writer (`ChunkWriter`, `EventWriter`,
 //! `ResponseWriter`): a shown call that broke, a call the stream ended
-//! inside, an upstream that said it failed. Each writer only writes the event
-//! in its own shape.
+//! inside, an upstream that said it failed, a frame of the upstream's that
+//! had to be dropped (the answer would go on without what it held). Each
+//! writer only writes the event in its own shape.
 
 use toolrouter_providers::{ErrorKind, StopReason};
 
@@ -17,8 +18,31 @@ pub(crate) fn error_code(kind: ErrorKind) -> &'static str {
     match kind {
         ErrorKind::Truncated => "upstream_truncated",
         ErrorKind::Provider => UPSTREAM_ERROR,
+        ErrorKind::TooLarge => "upstream_frame_too_large",
         _ => "upstream_malformed",
     }
+}
+
+/// Whether a stream error of `kind` fails the answer at once, and how: the
+/// upstream's own error (nothing more will come), or a frame the adapter
+/// dropped (over the frame limit, not UTF-8, not a frame it can read: what it
+/// held is lost, so the answer cannot end as a success). A cut stream is
+/// `None`: the turn's `Finish` follows at once, and says it.
+pub(crate) fn stream_failure(kind: ErrorKind, message: &str) -> Option<Failure> {
+    match kind {
+        _ if !fails_at_once(kind) => None,
+        ErrorKind::Provider => Some((message.to_owned(), UPSTREAM_ERROR)),
+        _ => Some((
+            format!("the upstream's stream could not be read: {message}"),
+            error_code(kind),
+        )),
+    }
+}
+
+/// Whether a stream error of `kind` fails the answer at once
+/// ([`stream_failure`]).
+pub(crate) fn fails_at_once(kind: ErrorKind) -> bool {
+    kind != ErrorKind::Truncated
 }
 
 /// What a stream has seen go wrong so far.
@@ -65,15 +89,15 @@ impl Faults {
     }
 
     /// An error in the upstream's stream: when the upstream said it failed,
-    /// nothing more will come, and the stream fails now.
+    /// or one of its frames was dropped, the stream fails now
+    /// ([`stream_failure`]).
     pub(crate) fn provider_error(&mut self, kind: ErrorKind, message: String) -> Option<Failure> {
         self.error_kind.get_or_insert(kind);
-        if kind == ErrorKind::Provider {
-            Some((message, UPSTREAM_ERROR))
-        } else {
+        let failure = stream_failure(kind, &message);
+        if failure.is_none() {
             tracing::debug!(?kind, %message, "upstream stream error");
-            None
         }
+        failure
     }
 
     /// At the turn's end: a failed turn, or a shown call (`open`) that never

@@ -43,6 +43,7 @@ mod record;
 mod request;
 mod responses;
 mod server;
+mod shown;
 mod text_tools;
 mod to_anthropic;
 mod to_bedrock;

@@ -520,3 +520,73 @@ fn tool_calls_is_the_finish_reason_only_of_an_answer_with_calls() {
         "content_filter"
     );
 }
+
+#[test]
+fn the_chat_door_writes_many_calls_in_linear_work() {
+    // Many: each call's own work is small next to a scan of those before.
+    const N: usize = 250_000;
+    let mut writer = ChunkWriter::new(false);
+    let (calls, end) =
+        super::shown::tests::write_many(N, r#""type":"function""#, move |events, out| {
+            writer.write(events, &meta, out)
+        });
+    assert_eq!(calls, N);
+    assert_eq!(
+        end,
+        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n"
+    );
+}
+
+#[test]
+fn a_whole_answer_with_many_signed_calls_is_built_in_linear_work() {
+    use crate::core::{DetectEvent, ToolCall, WireFormat};
+    use crate::router::RouteEvent;
+    // Many: each call's own work is small next to a look through the
+    // signatures of the others.
+    const N: usize = 300_000;
+    let completion = super::shown::tests::within_a_minute(|| {
+        let mut builder = CompletionBuilder::default();
+        let mut events: Vec<RouteEvent> = (0..N)
+            .map(|index| RouteEvent::CallSignature {
+                index,
+                signature: format!("sig{index}"),
+            })
+            .collect();
+        builder.push(&mut events);
+        for index in 0..N {
+            let call = ToolCall::new(
+                format!("call_{index}"),
+                "get_weather",
+                Some(Default::default()),
+                WireFormat::OpenAiChat,
+            );
+            events.push(
+                DetectEvent::CallEnd {
+                    index,
+                    call: Box::new(call),
+                }
+                .into(),
+            );
+        }
+        events.push(RouteEvent::Finish {
+            stop: toolrouter_providers::StopReason::ToolUse,
+            error: None,
+            partial_calls: Vec::new(),
+        });
+        builder.push(&mut events);
+        builder.build(meta())
+    })
+    .unwrap();
+    let completion = serde_json::to_value(&completion).unwrap();
+    let calls = completion["choices"][0]["message"]["tool_calls"]
+        .as_array()
+        .unwrap();
+    assert_eq!(calls.len(), N);
+    for index in [0, N / 2, N - 1] {
+        assert_eq!(calls[index]["id"], format!("call_{index}"));
+        assert_eq!(
+            calls[index]["extra_content"]["google"]["thought_signature"],
+            format!("sig{index}")
+        );
+    }
+}

@@ -1,21 +1,23 @@
 //! `UpstreamTurn`: one upstream answer read through a [`RouteSession`],
-//! bounded in bytes. Both the streaming and the one-piece answer read it.
+//! bounded in bytes, up to the wire's end marker or the body's end. Both the
+//! streaming and the one-piece answer read it.
 
 use futures::StreamExt;
 
 use super::meta::{ChunkMeta, MetaSniffer};
 use super::record::RequestRecord;
 use super::upstream::{AnswerStream, error_chain};
-use crate::router::{RouteEvent, RouteSession};
+use crate::router::{RouteEvent, RouteSession, release};
 
 /// The upstream's byte stream, routed.
 pub(crate) struct UpstreamTurn {
-    bytes: AnswerStream,
+    /// `None` once the turn has ended: a body read to its end is gone, one
+    /// whose end marker came first was let go (`release`), any other dropped.
+    bytes: Option<AnswerStream>,
     session: RouteSession,
     sniffer: MetaSniffer,
     read: usize,
     max_bytes: usize,
-    ended: bool,
     record: RequestRecord,
 }
 
@@ -29,30 +31,31 @@ impl UpstreamTurn {
         record: RequestRecord,
     ) -> Self {
         Self {
-            bytes,
+            bytes: Some(bytes),
             session,
             sniffer: MetaSniffer::default(),
             read: 0,
             max_bytes,
-            ended: false,
             record,
         }
     }
 
     /// Reads the next piece of the answer and appends the events it
-    /// completes; the last piece ends with the session's one `Finish`. Gives
-    /// `false` once the turn has ended (and appends nothing then).
+    /// completes; the last piece ends with the session's one `Finish`: the
+    /// one that holds the wire's end marker (`data: [DONE]`,
+    /// `message_stop`, …), else the body's end. Gives `false` once the turn
+    /// has ended (and appends nothing then).
     pub(crate) async fn next(&mut self, out: &mut Vec<RouteEvent>) -> bool {
-        if self.ended {
+        let Some(bytes) = self.bytes.as_mut() else {
             return false;
-        }
+        };
         let before = out.len();
-        match self.bytes.next().await {
+        match bytes.next().await {
             Some(Ok(chunk)) => {
                 self.record.first_byte();
                 self.read = self.read.saturating_add(chunk.len());
                 if self.read > self.max_bytes {
-                    self.ended = true;
+                    self.bytes = None;
                     self.session.abort(
                         format!(
                             "the upstream's answer is over the proxy's limit of {} bytes",
@@ -63,17 +66,24 @@ impl UpstreamTurn {
                 } else {
                     self.sniffer.observe(&chunk);
                     self.session.feed(&chunk, out);
+                    if self.session.is_finished()
+                        && let Some(bytes) = self.bytes.take()
+                    {
+                        // The end marker came: the rest of the body is not
+                        // waited for.
+                        release(bytes);
+                    }
                 }
             }
             Some(Err(e)) => {
-                self.ended = true;
+                self.bytes = None;
                 self.session.abort(
                     format!("the upstream's stream broke: {}", error_chain(&e)),
                     out,
                 );
             }
             None => {
-                self.ended = true;
+                self.bytes = None;
                 self.session.finish(out);
             }
         }

@@ -10,6 +10,8 @@
 //! and the unfinished markup as `raw_arguments`. It is never run, and it is
 //! not a completed call for the turn's stop.
 
+use std::collections::VecDeque;
+
 use toolrouter_providers::PartialCall;
 
 use crate::core::{DetectEvent, DiagnosticKind};
@@ -17,8 +19,11 @@ use crate::core::{DetectEvent, DiagnosticKind};
 /// The text calls of a turn that were cut off.
 #[derive(Debug, Default)]
 pub(super) struct CutTextCalls {
-    /// Text calls started and not ended: index and name.
-    open: Vec<(usize, String)>,
+    /// Text calls started and not ended: index and name. Calls end in the
+    /// order they started, one at a time or, in a region that holds its
+    /// ends (a fenced envelope of many calls), all at its end: the one
+    /// ending is the first.
+    open: VecDeque<(usize, String)>,
     /// The calls cut off, in stream order.
     cut: Vec<PartialCall>,
 }
@@ -28,8 +33,15 @@ impl CutTextCalls {
     #[inline]
     pub(super) fn observe(&mut self, event: &DetectEvent) {
         match event {
-            DetectEvent::CallStart { index, name, .. } => self.open.push((*index, name.clone())),
-            DetectEvent::CallEnd { index, .. } => self.open.retain(|(i, _)| i != index),
+            DetectEvent::CallStart { index, name, .. } => {
+                self.open.push_back((*index, name.clone()));
+            }
+            DetectEvent::CallEnd { index, .. } => match self.open.front() {
+                Some((first, _)) if first == index => {
+                    self.open.pop_front();
+                }
+                _ => self.open.retain(|(i, _)| i != index),
+            },
             DetectEvent::Malformed { diagnostic } => match diagnostic.kind {
                 DiagnosticKind::Unfinished => {
                     // The call started in this markup: the latest open one

@@ -15,6 +15,7 @@ use toolrouter_providers::{AdapterConfig, Wire};
 
 use super::event::RouteEvent;
 use super::outcome::TurnOutcome;
+use super::release::release;
 use super::session::RouteSession;
 use crate::core::DetectEvent;
 use crate::detect::DetectConfig;
@@ -78,8 +79,12 @@ impl Router {
     /// Routes one provider response. The returned stream yields every event
     /// as soon as it is known; each finished call starts executing at once (several
     /// run in parallel) and its `ToolResult` arrives when it completes. The stream
-    /// ends after the provider's `Finish` and the last result. Dropping it cancels
-    /// the calls still running.
+    /// ends after the provider's `Finish` and the last result. `bytes` is read up
+    /// to the wire's end marker (`data: [DONE]`, `message_stop`, …) or its own
+    /// end, whichever comes first; what is left of it after the marker is read
+    /// and dropped in the background, briefly (so that an HTTP client's
+    /// kept-alive connection goes back to its pool), and nothing waits for it.
+    /// Dropping the returned stream cancels the calls still running.
     pub fn route<S, B, E>(&self, wire: Wire, bytes: S) -> RouteStream
     where
         S: Stream<Item = Result<B, E>> + Send + 'static,
@@ -150,23 +155,25 @@ async fn drive<S, B, E>(
     B: AsRef<[u8]> + Send,
     E: Display + Send,
 {
-    let mut bytes = std::pin::pin!(bytes);
+    // Let go once the turn has ended: its source may never end by itself.
+    let mut bytes = Some(Box::pin(bytes));
     let mut running: JoinSet<Finished> = JoinSet::new();
     let mut in_flight: HashMap<tokio::task::Id, (usize, String, String)> = HashMap::new();
     let mut events = Vec::new();
-    let mut ended = false;
     loop {
+        // The stream ended or broke: it is not asked again.
+        let mut gone = false;
         tokio::select! {
-            chunk = bytes.next(), if !ended => match chunk {
+            chunk = next_chunk(&mut bytes), if bytes.is_some() => match chunk {
                 Some(Ok(chunk)) => session.feed(chunk.as_ref(), &mut events),
                 Some(Err(e)) => {
                     // The turn's error, so its `Finish` says so too.
                     session.abort(format!("the provider stream broke: {e}"), &mut events);
-                    ended = true;
+                    gone = true;
                 }
                 None => {
                     session.finish(&mut events);
-                    ended = true;
+                    gone = true;
                 }
             },
             Some(joined) = running.join_next_with_id(), if !running.is_empty() => {
@@ -200,6 +207,14 @@ async fn drive<S, B, E>(
             },
             else => break,
         }
+        if gone {
+            bytes = None;
+        } else if session.is_finished()
+            && let Some(rest) = bytes.take()
+        {
+            // The end marker came first.
+            release(rest);
+        }
         for event in events.drain(..) {
             if execute && let RouteEvent::Detect(DetectEvent::CallEnd { index, call }) = &event {
                 let executor = executor.clone();
@@ -225,5 +240,14 @@ async fn drive<S, B, E>(
                 return;
             }
         }
+    }
+}
+
+/// The next chunk of `bytes` (`None` once it is gone, which the caller's
+/// guard never polls).
+async fn next_chunk<S: Stream + Unpin>(bytes: &mut Option<S>) -> Option<S::Item> {
+    match bytes {
+        Some(bytes) => bytes.next().await,
+        None => None,
     }
 }

@@ -11,6 +11,7 @@ mod cut_text;
 mod driver;
 mod event;
 mod outcome;
+mod release;
 mod session;
 mod structured;
 
@@ -20,4 +21,5 @@ mod tests;
 pub use driver::{RouteStream, Router};
 pub use event::RouteEvent;
 pub use outcome::{CallResult, TurnOutcome};
+pub(crate) use release::release;
 pub use session::RouteSession;

@@ -123,12 +123,20 @@ impl TurnOutcome {
                 self.finished = true;
             }
             RouteEvent::ToolResult {
+                index,
                 id,
                 result,
                 elapsed_ms,
                 ..
             } => {
-                if let Some(slot) = self.calls.iter_mut().find(|c| &c.call.id == id) {
+                // The calls are in index order: the result's call is found
+                // by its index, and by its id only where indexes repeat.
+                let at = self.calls.partition_point(|c| c.index < *index);
+                let slot = match self.calls.get(at) {
+                    Some(c) if c.index == *index && &c.call.id == id => Some(at),
+                    _ => self.calls.iter().position(|c| &c.call.id == id),
+                };
+                if let Some(slot) = slot.and_then(|at| self.calls.get_mut(at)) {
                     slot.result = Some(result.clone());
                     slot.elapsed_ms = Some(*elapsed_ms);
                 }

@@ -18,7 +18,12 @@ use crate::detect::{DetectConfig, StreamDetector};
 /// Routes one provider turn, synchronously.
 ///
 /// Feed the provider's bytes as they arrive, cut anywhere; then call
-/// [`finish`](Self::finish). Text deltas go through the streaming detector, so calls
+/// [`finish`](Self::finish). The turn ends at the wire's end marker
+/// (`data: [DONE]`, `message_stop`, …, [`WireAdapter::is_done`]) if one comes:
+/// the `feed` that reads it appends the closing `Finish`, the session is
+/// [finished](Self::is_finished), and whatever is fed after it is ignored, so
+/// the caller can stop reading an upstream that keeps its connection open.
+/// Text deltas go through the streaming detector, so calls
 /// the model wrote into its text come out as the same `CallStart`/`ArgsDelta`/
 /// `CallEnd` events as the provider's structured calls, with one index sequence.
 /// Structured calls are assembled here (not by the detector, which parses text
@@ -90,16 +95,26 @@ impl RouteSession {
         self.wire
     }
 
-    /// Feeds the next bytes; appends the events they complete.
+    /// Feeds the next bytes; appends the events they complete, and the
+    /// closing [`RouteEvent::Finish`] when they hold the wire's end marker.
     pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<RouteEvent>) {
         if self.finished {
             return;
         }
         let result = self.adapter.feed(bytes, &mut self.deltas);
         self.drain_deltas(out);
-        if let Err(e) = result {
-            self.fail(e.to_string(), out);
+        match result {
+            Err(e) => self.fail(e.to_string(), out),
+            Ok(()) if self.adapter.is_done() => self.finish(out),
+            Ok(()) => {}
         }
+    }
+
+    /// Whether the turn has ended: its `Finish` was appended (by
+    /// [`finish`](Self::finish), [`abort`](Self::abort), an adapter that
+    /// could not read on, or the wire's end marker), and nothing more will be.
+    pub fn is_finished(&self) -> bool {
+        self.finished
     }
 
     /// Ends the turn: flushes the adapter and the detector and appends the

@@ -5,7 +5,10 @@
 //! the `ArgsDelta` event takes the provider's own string), and the text is read
 //! once, under the same [`ArgumentsRule`] as the providers-only path. What this
 //! module decided (completed, malformed, unfinished) is also what the turn's
-//! `partial_calls` and stop are made of.
+//! `partial_calls` and stop are made of. A fragment finds its call by key in
+//! constant time, however many calls the turn holds.
+
+use std::collections::HashMap;
 
 use toolrouter_providers::{ArgumentsError, ArgumentsRule, ArgumentsText, CallKey, PartialCall};
 
@@ -21,6 +24,8 @@ pub(super) struct StructuredCalls {
     rule: ArgumentsRule,
     format: WireFormat,
     calls: Vec<StructuredCall>,
+    /// The latest call opened under each key.
+    by_key: HashMap<CallKey, usize>,
     n_completed: usize,
 }
 
@@ -68,6 +73,7 @@ impl StructuredCalls {
             rule,
             format,
             calls: Vec::new(),
+            by_key: HashMap::new(),
             n_completed: 0,
         }
     }
@@ -103,6 +109,7 @@ impl StructuredCalls {
             }
             .into(),
         );
+        self.by_key.insert(key, self.calls.len());
         self.calls.push(StructuredCall {
             key,
             index,
@@ -117,7 +124,7 @@ impl StructuredCalls {
     /// A signature for the call opened under `key`, sent apart from its start;
     /// ignored when no call was opened under it.
     pub(super) fn sign(&mut self, key: CallKey, signature: String, out: &mut Vec<RouteEvent>) {
-        match self.calls.iter().rev().find(|c| c.key == key) {
+        match self.latest(key).map(|at| &self.calls[at]) {
             Some(call) => out.push(RouteEvent::CallSignature {
                 index: call.index,
                 signature,
@@ -240,11 +247,19 @@ impl StructuredCalls {
 
     /// The call open under `key`, if any.
     fn open_mut(&mut self, key: CallKey) -> Option<&mut StructuredCall> {
+        let at = self.latest(key)?;
         self.calls
-            .iter_mut()
-            .rev()
-            .find(|c| c.key == key)
+            .get_mut(at)
             .filter(|c| c.state == CallState::Open)
+    }
+
+    /// The position of the latest call opened under `key`.
+    fn latest(&self, key: CallKey) -> Option<usize> {
+        // Most fragments are for the call opened last.
+        match self.calls.last() {
+            Some(last) if last.key == key => Some(self.calls.len() - 1),
+            _ => self.by_key.get(&key).copied(),
+        }
     }
 }
 

@@ -27,6 +27,7 @@ mod proxy_python;
 mod proxy_responses;
 mod proxy_responses_upstream;
 mod proxy_server_tools;
+mod proxy_stream_end;
 mod proxy_text_tools;
 mod proxy_upstream_conn;
 mod proxy_vercel;

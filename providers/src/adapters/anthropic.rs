@@ -39,7 +39,6 @@ pub(crate) struct AnthropicFrames {
     keys: KeyAlloc,
     blocks: Vec<(u64, Block)>,
     end: StreamEnd,
-    stopped: bool,
 }
 
 /// An event, read with a typed skeleton: the `message` envelope of `message_start`
@@ -120,7 +119,7 @@ impl FrameHandler for AnthropicFrames {
                     out.push(ProviderDelta::finish(stop_reason(reason), reason));
                 }
             }
-            "message_stop" => self.stopped = true,
+            "message_stop" => self.end.done = true,
             "error" => {
                 self.end.errored = true;
                 let msg = ev
@@ -135,12 +134,16 @@ impl FrameHandler for AnthropicFrames {
     }
 
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
-        let message = if self.stopped {
+        let message = if self.end.done {
             "message stopped without a stop reason"
         } else {
             "stream ended before message_stop"
         };
         self.end.report_cut(message, out);
+    }
+
+    fn is_done(&self) -> bool {
+        self.end.done
     }
 }
 

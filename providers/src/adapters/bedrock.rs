@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::driver::{FrameHandler, dispatch_line, parse_frame};
+use super::driver::{FrameHandler, dispatch_line, parse_frame, unreadable_frame};
 use super::stream_end::StreamEnd;
 use super::{
     AdapterConfig, KeyAlloc, Wire, WireAdapter, error_message, messages_stop_reason, str_field,
@@ -67,7 +67,7 @@ impl WireAdapter for BedrockAdapter {
     }
 
     fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<ProviderDelta>) -> Result<(), AdapterError> {
-        if self.finished {
+        if self.finished || self.events.end.done {
             return Ok(());
         }
         if let Mode::Undecided = self.mode {
@@ -114,6 +114,10 @@ impl WireAdapter for BedrockAdapter {
         }
         events.on_end(out);
         Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.events.end.done
     }
 }
 
@@ -225,10 +229,17 @@ impl FrameHandler for BedrockEvents {
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
         self.end.report_cut("stream ended before messageStop", out);
     }
+
+    fn is_done(&self) -> bool {
+        self.end.done
+    }
 }
 
 impl BedrockEvents {
     fn on_binary(&mut self, frame: Result<Frame<'_>, SkippedFrame>, out: &mut Vec<ProviderDelta>) {
+        if self.end.done {
+            return;
+        }
         let frame = match frame {
             Ok(frame) => frame,
             Err(skipped) => {
@@ -260,10 +271,14 @@ impl BedrockEvents {
                 } else {
                     match serde_json::from_slice::<BodyIn>(frame.payload) {
                         Ok(body) => body,
-                        Err(err) => {
+                        Err(err) if std::str::from_utf8(frame.payload).is_ok() => {
                             out.push(ProviderDelta::malformed(format!(
                                 "bad json in `{name}` frame: {err}"
                             )));
+                            return;
+                        }
+                        Err(err) => {
+                            out.push(unreadable_frame(frame.payload, &err));
                             return;
                         }
                     }
@@ -338,6 +353,8 @@ impl BedrockEvents {
                 out.push(ProviderDelta::finish(stop_reason(reason), reason));
             }
             "metadata" => {
+                // The last event, after `messageStop`.
+                self.end.done = self.end.finished;
                 if let Some(usage) = &body.usage {
                     out.push(ProviderDelta::Usage(Usage {
                         input_tokens: as_u64(usage.get("inputTokens")),

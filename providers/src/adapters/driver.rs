@@ -4,7 +4,7 @@ use super::{AdapterConfig, Wire, WireAdapter};
 use crate::delta::{ErrorKind, ProviderDelta};
 use crate::error::AdapterError;
 use crate::framing::lines::{LineEvent, LineSplitter};
-use crate::framing::sse::{SseDecoder, SseItem};
+use crate::framing::sse::{Dropped, SseDecoder, SseItem};
 
 /// What a vendor adapter does with each frame.
 pub(crate) trait FrameHandler: Send {
@@ -15,6 +15,10 @@ pub(crate) trait FrameHandler: Send {
 
     /// End of stream: close what is open, report a missing finish.
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>);
+
+    /// Whether the wire's end marker was read: no frame after it is handed
+    /// over ([`WireAdapter::is_done`]).
+    fn is_done(&self) -> bool;
 }
 
 pub(crate) fn bad_json_message(data: &str, err: &serde_json::Error) -> String {
@@ -34,10 +38,23 @@ pub(crate) fn parse_frame<'a, T: serde::Deserialize<'a>>(
     match serde_json::from_slice(data) {
         Ok(v) => Some(v),
         Err(err) => {
-            let text = String::from_utf8_lossy(data);
-            out.push(ProviderDelta::malformed(bad_json_message(&text, &err)));
+            out.push(unreadable_frame(data, &err));
             None
         }
+    }
+}
+
+/// The error of a frame `serde_json` could not read: one that is not UTF-8
+/// says so (where its first bad byte is), the others quote their start.
+/// Only a failed frame pays for the check: `serde_json` checks the UTF-8 of
+/// what it reads.
+pub(crate) fn unreadable_frame(data: &[u8], err: &serde_json::Error) -> ProviderDelta {
+    match std::str::from_utf8(data) {
+        Ok(text) => ProviderDelta::malformed(bad_json_message(text, err)),
+        Err(e) => ProviderDelta::malformed(format!(
+            "frame with invalid UTF-8 at byte {} dropped",
+            e.valid_up_to()
+        )),
     }
 }
 
@@ -45,6 +62,16 @@ pub(crate) fn too_long(limit: usize) -> ProviderDelta {
     ProviderDelta::Error {
         kind: ErrorKind::TooLarge,
         message: format!("frame longer than {limit} bytes dropped"),
+    }
+}
+
+/// The error of an event the SSE framing dropped.
+fn dropped(why: Dropped) -> ProviderDelta {
+    match why {
+        Dropped::TooLong { limit } => too_long(limit),
+        Dropped::InvalidUtf8 => {
+            ProviderDelta::malformed("frame with an `event:` name that is not UTF-8 dropped")
+        }
     }
 }
 
@@ -68,6 +95,9 @@ impl<H: FrameHandler> SseAdapter<H> {
 }
 
 fn dispatch_sse<H: FrameHandler>(item: SseItem<'_>, handler: &mut H, out: &mut Vec<ProviderDelta>) {
+    if handler.is_done() {
+        return;
+    }
     match item {
         SseItem::Event(ev) => {
             let data = ev.data.trim_ascii();
@@ -75,7 +105,7 @@ fn dispatch_sse<H: FrameHandler>(item: SseItem<'_>, handler: &mut H, out: &mut V
                 handler.on_data(ev.event, data, out);
             }
         }
-        SseItem::TooLong { limit } => out.push(too_long(limit)),
+        SseItem::Dropped(why) => out.push(dropped(why)),
     }
 }
 
@@ -85,7 +115,7 @@ impl<H: FrameHandler> WireAdapter for SseAdapter<H> {
     }
 
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<ProviderDelta>) -> Result<(), AdapterError> {
-        if self.finished {
+        if self.finished || self.handler.is_done() {
             return Ok(());
         }
         let SseAdapter { sse, handler, .. } = self;
@@ -102,6 +132,10 @@ impl<H: FrameHandler> WireAdapter for SseAdapter<H> {
         sse.finish(|item| dispatch_sse(item, handler, out));
         handler.on_end(out);
         Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.handler.is_done()
     }
 }
 
@@ -129,6 +163,9 @@ pub(crate) fn dispatch_line<H: FrameHandler>(
     handler: &mut H,
     out: &mut Vec<ProviderDelta>,
 ) {
+    if handler.is_done() {
+        return;
+    }
     match line {
         LineEvent::Line(bytes) => {
             if !bytes.iter().all(u8::is_ascii_whitespace) {
@@ -145,7 +182,7 @@ impl<H: FrameHandler> WireAdapter for NdjsonAdapter<H> {
     }
 
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<ProviderDelta>) -> Result<(), AdapterError> {
-        if self.finished {
+        if self.finished || self.handler.is_done() {
             return Ok(());
         }
         let NdjsonAdapter { lines, handler, .. } = self;
@@ -162,5 +199,9 @@ impl<H: FrameHandler> WireAdapter for NdjsonAdapter<H> {
         lines.finish(|line| dispatch_line(line, handler, out));
         handler.on_end(out);
         Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.handler.is_done()
     }
 }

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::driver::{FrameHandler, bad_json_message};
+use super::driver::{FrameHandler, unreadable_frame};
 use super::stream_end::StreamEnd;
 use super::{KeyAlloc, error_message, str_field, take_str};
 use crate::delta::{CallKey, ProviderDelta, StopReason, Usage, as_u64, object_text};
@@ -90,10 +90,7 @@ impl FrameHandler for GeminiFrames {
                         self.on_response(response, out);
                     }
                 }
-                Err(_) => {
-                    let text = String::from_utf8_lossy(data);
-                    out.push(ProviderDelta::malformed(bad_json_message(&text, &err)));
-                }
+                Err(_) => out.push(unreadable_frame(data, &err)),
             },
         }
     }
@@ -102,6 +99,11 @@ impl FrameHandler for GeminiFrames {
         self.abandon_streamed(out);
         self.end
             .report_cut("stream ended before a finishReason", out);
+    }
+
+    /// Gemini's stream has no end marker: it ends with its bytes.
+    fn is_done(&self) -> bool {
+        false
     }
 }
 

@@ -54,6 +54,10 @@ impl FrameHandler for OllamaFrames {
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
         self.end.report_cut("stream ended before a done line", out);
     }
+
+    fn is_done(&self) -> bool {
+        self.end.done
+    }
 }
 
 impl OllamaFrames {
@@ -92,6 +96,7 @@ impl OllamaFrames {
         }
         if line.done.as_ref().and_then(Value::as_bool) == Some(true) && !self.end.finished {
             self.end.finished = true;
+            self.end.done = true;
             out.push(ProviderDelta::Usage(Usage {
                 input_tokens: as_u64(line.prompt_eval_count.as_ref()),
                 output_tokens: as_u64(line.eval_count.as_ref()),

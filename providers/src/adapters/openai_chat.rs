@@ -6,6 +6,8 @@
 //! on continuations, `finish_reason: ""`, `{"error": ...}` objects, SSE comments,
 //! Azure's `prompt_filter_results` chunk, `reasoning_content` / `reasoning`.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -27,7 +29,6 @@ const LEGACY_INDEX: i64 = -1;
 #[derive(Debug)]
 struct Slot {
     key: CallKey,
-    wire_index: Option<i64>,
     id: Option<String>,
     name: String,
     pending: String,
@@ -35,15 +36,29 @@ struct Slot {
     has_args: bool,
     ended: bool,
     json: JsonCloseTracker,
+    /// In `OpenAiChatFrames::closed`.
+    listed: bool,
 }
 
 /// Frame handler for Chat Completions chunks.
+///
+/// Each fragment finds its call in constant time, however many calls the
+/// stream holds: by id, by wire index, or as the latest call still open.
 #[derive(Debug, Default)]
 pub(crate) struct OpenAiChatFrames {
     keys: KeyAlloc,
     slots: Vec<Slot>,
-    /// Every slot before this one has ended.
-    first_open: usize,
+    /// The latest slot of each call id.
+    by_id: HashMap<String, usize>,
+    /// The latest slot of each wire index (the only one of its index that
+    /// may be open: a new call on an index ends the one before).
+    by_index: HashMap<i64, usize>,
+    /// Slots in the order they were made, less some that ended: the top
+    /// one, once the ended ones are taken off it, is the latest still open.
+    open: Vec<usize>,
+    /// Started slots whose arguments closed their object and that had not
+    /// ended when listed: another call speaking ends them.
+    closed: Vec<usize>,
     last_slot: Option<usize>,
     end: StreamEnd,
 }
@@ -110,6 +125,7 @@ struct FunctionIn {
 impl FrameHandler for OpenAiChatFrames {
     fn on_data(&mut self, _event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
         if data == b"[DONE]" {
+            self.end.done = true;
             if !self.end.finished && !self.end.errored {
                 // A server that never sent a finish_reason but closed properly.
                 self.end_open_calls(out);
@@ -143,6 +159,10 @@ impl FrameHandler for OpenAiChatFrames {
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
         self.end
             .report_cut("stream ended before a finish reason", out);
+    }
+
+    fn is_done(&self) -> bool {
+        self.end.done
     }
 }
 
@@ -204,14 +224,12 @@ impl OpenAiChatFrames {
         out: &mut Vec<ProviderDelta>,
     ) -> CallKey {
         let slot_idx = match (&id, index) {
-            (Some(id), _) => match self.slots.iter().rposition(|s| s.id.as_ref() == Some(id)) {
-                Some(i) => i,
+            (Some(id), _) => match self.by_id.get(id) {
+                Some(&i) => i,
                 None => {
                     if let Some(ix) = index
-                        && let Some(j) = self
-                            .slots
-                            .iter()
-                            .rposition(|s| s.wire_index == Some(ix) && !s.ended)
+                        && let Some(&j) = self.by_index.get(&ix)
+                        && !self.slots[j].ended
                     {
                         // `index` reused with a new id: the old call is complete.
                         self.end_slot(j, out);
@@ -219,7 +237,7 @@ impl OpenAiChatFrames {
                     self.new_slot(Some(id.clone()), index)
                 }
             },
-            (None, Some(ix)) => match self.slots.iter().rposition(|s| s.wire_index == Some(ix)) {
+            (None, Some(ix)) => match self.by_index.get(&ix).copied() {
                 // A name arriving on an index whose call is already complete is a new
                 // call reusing the index (servers that send no ids).
                 Some(i)
@@ -235,7 +253,7 @@ impl OpenAiChatFrames {
                 }
                 None => self.new_slot(None, Some(ix)),
             },
-            (None, None) => match self.slots.iter().rposition(|s| !s.ended) {
+            (None, None) => match self.latest_open() {
                 Some(i) if !(name.is_some() && self.slots[i].started && self.slots[i].has_args) => {
                     i
                 }
@@ -246,15 +264,7 @@ impl OpenAiChatFrames {
             // Another call speaks: the ones whose arguments are closed are done, and
             // can be run while the model goes on.
             self.last_slot = Some(slot_idx);
-            while self.slots.get(self.first_open).is_some_and(|s| s.ended) {
-                self.first_open += 1;
-            }
-            for j in self.first_open..self.slots.len() {
-                let other = &self.slots[j];
-                if j != slot_idx && other.started && !other.ended && other.json.is_closed() {
-                    self.end_slot(j, out);
-                }
-            }
+            self.end_closed(slot_idx, out);
         }
         let slot = &mut self.slots[slot_idx];
         if slot.ended {
@@ -278,13 +288,60 @@ impl OpenAiChatFrames {
                 slot.pending.push_str(&args);
             }
         }
+        if slot.started && !slot.listed && slot.json.is_closed() {
+            slot.listed = true;
+            self.closed.push(slot_idx);
+        }
         slot.key
     }
 
+    /// Ends the listed calls whose arguments are closed, but `speaking`'s,
+    /// in the order they were made.
+    fn end_closed(&mut self, speaking: usize, out: &mut Vec<ProviderDelta>) {
+        if self.closed.is_empty() {
+            return;
+        }
+        let mut closed = std::mem::take(&mut self.closed);
+        closed.sort_unstable();
+        for &j in &closed {
+            let other = &self.slots[j];
+            if j != speaking && other.started && !other.ended && other.json.is_closed() {
+                self.end_slot(j, out);
+            }
+        }
+        // Only the speaking call may still be waiting; one whose arguments
+        // broke their object never closes again.
+        closed.retain(|&j| {
+            let slot = &mut self.slots[j];
+            let keep = !slot.ended && slot.json.is_closed();
+            slot.listed = keep;
+            keep
+        });
+        self.closed = closed;
+    }
+
+    /// The latest slot that has not ended.
+    fn latest_open(&mut self) -> Option<usize> {
+        while let Some(&top) = self.open.last() {
+            if !self.slots[top].ended {
+                return Some(top);
+            }
+            self.open.pop();
+        }
+        None
+    }
+
     fn new_slot(&mut self, id: Option<String>, wire_index: Option<i64>) -> usize {
+        let i = self.slots.len();
+        if let Some(id) = &id {
+            self.by_id.insert(id.clone(), i);
+        }
+        if let Some(ix) = wire_index {
+            self.by_index.insert(ix, i);
+        }
+        self.open.push(i);
         self.slots.push(Slot {
             key: self.keys.next(),
-            wire_index,
             id,
             name: String::new(),
             pending: String::new(),
@@ -292,8 +349,9 @@ impl OpenAiChatFrames {
             has_args: false,
             ended: false,
             json: JsonCloseTracker::default(),
+            listed: false,
         });
-        self.slots.len() - 1
+        i
     }
 
     fn end_slot(&mut self, i: usize, out: &mut Vec<ProviderDelta>) {

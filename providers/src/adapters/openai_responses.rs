@@ -1,6 +1,7 @@
 //! OpenAI Responses API SSE: output items, `response.function_call_arguments.delta`, reasoning summaries.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -10,12 +11,10 @@ use super::stream_end::StreamEnd;
 use super::{KeyAlloc, args_text, error_message, str_field};
 use crate::delta::{CallKey, ProviderDelta, StopReason, Usage, as_u64};
 
-/// A function call item, found again by its `output_index` or `item_id`.
+/// A function call item, found again by its `item_id` or `output_index`.
 #[derive(Debug)]
 struct CallItem {
     key: CallKey,
-    output_index: Option<u64>,
-    item_id: Option<String>,
     got_args: bool,
     ended: bool,
 }
@@ -25,6 +24,10 @@ struct CallItem {
 pub(crate) struct ResponsesFrames {
     keys: KeyAlloc,
     calls: Vec<CallItem>,
+    /// The first call of each item id.
+    by_item_id: HashMap<String, usize>,
+    /// The latest call of each output index.
+    by_output_index: HashMap<u64, usize>,
     end: StreamEnd,
 }
 
@@ -76,6 +79,10 @@ impl FrameHandler for ResponsesFrames {
     fn on_end(&mut self, out: &mut Vec<ProviderDelta>) {
         self.end
             .report_cut("stream ended before response.completed", out);
+    }
+
+    fn is_done(&self) -> bool {
+        self.end.done
     }
 }
 
@@ -189,10 +196,15 @@ impl ResponsesFrames {
                 fragment: args,
             });
         }
+        let at = self.calls.len();
+        if let Some(id) = str_field(item, "id") {
+            self.by_item_id.entry(id.to_owned()).or_insert(at);
+        }
+        if let Some(index) = ev.output_index.as_ref().and_then(Value::as_u64) {
+            self.by_output_index.insert(index, at);
+        }
         self.calls.push(CallItem {
             key,
-            output_index: ev.output_index.as_ref().and_then(Value::as_u64),
-            item_id: str_field(item, "id").map(str::to_owned),
             got_args,
             ended: false,
         });
@@ -246,6 +258,8 @@ impl ResponsesFrames {
         stop: StopReason,
         out: &mut Vec<ProviderDelta>,
     ) {
+        // `response.completed`, `.incomplete` and `.failed` end the stream.
+        self.end.done = true;
         if self.end.finished {
             return;
         }
@@ -271,16 +285,11 @@ impl ResponsesFrames {
         let item_id =
             leaf_str(&ev.item_id).or_else(|| ev.item.as_ref().and_then(|i| str_field(i, "id")));
         if let Some(id) = item_id
-            && let Some(i) = self
-                .calls
-                .iter()
-                .position(|c| c.item_id.as_deref() == Some(id))
+            && let Some(&i) = self.by_item_id.get(id)
         {
             return Some(i);
         }
         let index = ev.output_index.as_ref().and_then(Value::as_u64)?;
-        self.calls
-            .iter()
-            .rposition(|c| c.output_index == Some(index))
+        self.by_output_index.get(&index).copied()
     }
 }

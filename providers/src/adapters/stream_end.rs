@@ -1,5 +1,6 @@
-//! `StreamEnd`: whether a provider said its turn was over, and the truncation
-//! error every adapter reports the same way when it did not.
+//! `StreamEnd`: whether a provider said its turn was over, whether its wire's
+//! end marker came, and the truncation error every adapter reports the same
+//! way when the provider said neither.
 
 use crate::delta::{ErrorKind, ProviderDelta};
 
@@ -12,6 +13,10 @@ pub(crate) struct StreamEnd {
     pub(crate) finished: bool,
     /// The provider reported an error.
     pub(crate) errored: bool,
+    /// The wire's end marker was read (`data: [DONE]`, `message_stop`,
+    /// `response.completed`, …): the answer is over, and whatever follows it
+    /// is not read.
+    pub(crate) done: bool,
 }
 
 impl StreamEnd {

@@ -51,8 +51,9 @@ impl Default for AdapterConfig {
 ///
 /// Feed the bytes as they arrive, cut anywhere (inside a frame, a `\r\n` or a UTF-8
 /// character); then call [`finish`](Self::finish) once at end of stream. Every byte is
-/// examined once. Malformed input never panics: a bad frame gives an
-/// [`ProviderDelta::Error`] and the adapter goes on with the next one.
+/// examined once, up to the wire's end marker ([`is_done`](Self::is_done)).
+/// Malformed input never panics: a bad frame gives an [`ProviderDelta::Error`]
+/// and the adapter goes on with the next one.
 pub trait WireAdapter: Send {
     /// The protocol this adapter reads.
     fn wire(&self) -> Wire;
@@ -67,6 +68,18 @@ pub trait WireAdapter: Send {
     /// ended before the provider said it had finished
     /// ([`ErrorKind::Truncated`](crate::ErrorKind::Truncated)).
     fn finish(&mut self, out: &mut Vec<ProviderDelta>) -> Result<(), AdapterError>;
+
+    /// Whether the wire's end marker has been read: `data: [DONE]` (OpenAI
+    /// Chat Completions), `message_stop` (Anthropic), `response.completed`,
+    /// `response.incomplete` or `response.failed` (Responses), the `done: true`
+    /// line (Ollama), the `metadata` event after `messageStop` (Bedrock).
+    /// The answer is then complete: bytes fed after the marker are ignored,
+    /// and the caller need not wait for the byte stream's own end (an
+    /// upstream may keep its connection open). Gemini's stream has no such
+    /// marker; it ends with its bytes.
+    fn is_done(&self) -> bool {
+        false
+    }
 
     /// [`feed`](Self::feed), returning the deltas.
     fn feed_vec(&mut self, chunk: &[u8]) -> Result<Vec<ProviderDelta>, AdapterError> {

@@ -17,11 +17,20 @@ pub(crate) struct SseEvent<'a> {
 pub(crate) enum SseItem<'a> {
     /// A complete event.
     Event(SseEvent<'a>),
-    /// A line longer than the limit was dropped.
+    /// An event was dropped whole, never handed over in part.
+    Dropped(Dropped),
+}
+
+/// Why an event was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dropped {
+    /// One of its lines, or its data, was longer than the limit.
     TooLong {
         /// The limit that was exceeded.
         limit: usize,
     },
+    /// Its `event:` name was not UTF-8.
+    InvalidUtf8,
 }
 
 /// Incremental SSE decoder: a line splitter feeding the event being built.
@@ -33,19 +42,32 @@ pub(crate) struct SseDecoder {
 
 /// The event being built (`event`, `data`, `has_data`), filled line by line until
 /// an empty line dispatches it. Comment lines (`:`...) and unknown fields (`id`,
-/// `retry`, anything else) are ignored.
-#[derive(Debug, Default)]
+/// `retry`, anything else) are ignored. When one of its lines must be
+/// dropped, the drop is reported at once and the rest of the event is
+/// skipped (`dropped`) up to its empty line: a frame is read whole or not at
+/// all.
+#[derive(Debug)]
 struct PendingEvent {
     event: String,
     data: Vec<u8>,
     has_data: bool,
+    dropped: bool,
+    /// The most bytes of `data` (the line limit: an event's data is no
+    /// longer than one line may be).
+    max_data: usize,
 }
 
 impl SseDecoder {
     pub(crate) fn new(max_line: usize) -> Self {
         SseDecoder {
             lines: LineSplitter::new(max_line),
-            pending: PendingEvent::default(),
+            pending: PendingEvent {
+                event: String::new(),
+                data: Vec::new(),
+                has_data: false,
+                dropped: false,
+                max_data: max_line,
+            },
         }
     }
 
@@ -68,31 +90,26 @@ impl SseDecoder {
 
 impl PendingEvent {
     fn on_line(&mut self, line: LineEvent<'_>, on_item: &mut impl FnMut(SseItem<'_>)) {
-        let PendingEvent {
-            event,
-            data,
-            has_data,
-        } = self;
         let line = match line {
             LineEvent::Line(line) => line,
             LineEvent::TooLong { limit } => {
-                on_item(SseItem::TooLong { limit });
+                self.drop_event(Dropped::TooLong { limit }, on_item);
                 return;
             }
         };
         if line.is_empty() {
-            if *has_data {
+            if !std::mem::take(&mut self.dropped) && self.has_data {
                 on_item(SseItem::Event(SseEvent {
-                    event: event.as_str(),
-                    data: data.as_slice(),
+                    event: self.event.as_str(),
+                    data: self.data.as_slice(),
                 }));
             }
-            event.clear();
-            data.clear();
-            *has_data = false;
+            self.event.clear();
+            self.data.clear();
+            self.has_data = false;
             return;
         }
-        if line[0] == b':' {
+        if line[0] == b':' || self.dropped {
             return;
         }
         let (name, value) = match line.iter().position(|&b| b == b':') {
@@ -104,17 +121,37 @@ impl PendingEvent {
         };
         match name {
             b"data" => {
-                if *has_data {
-                    data.push(b'\n');
+                let joined = usize::from(self.has_data) + value.len();
+                if self.data.len() + joined > self.max_data {
+                    let limit = self.max_data;
+                    self.drop_event(Dropped::TooLong { limit }, on_item);
+                    return;
                 }
-                data.extend_from_slice(value);
-                *has_data = true;
+                if self.has_data {
+                    self.data.push(b'\n');
+                }
+                self.data.extend_from_slice(value);
+                self.has_data = true;
             }
-            b"event" => {
-                event.clear();
-                event.push_str(&String::from_utf8_lossy(value));
-            }
+            b"event" => match std::str::from_utf8(value) {
+                Ok(name) => {
+                    self.event.clear();
+                    self.event.push_str(name);
+                }
+                Err(_) => self.drop_event(Dropped::InvalidUtf8, on_item),
+            },
             _ => {}
         }
+    }
+
+    /// The event is dropped, for `why`: reported once, what it held so far
+    /// let go.
+    fn drop_event(&mut self, why: Dropped, on_item: &mut impl FnMut(SseItem<'_>)) {
+        if !self.dropped {
+            self.dropped = true;
+            on_item(SseItem::Dropped(why));
+        }
+        self.data.clear();
+        self.has_data = false;
     }
 }

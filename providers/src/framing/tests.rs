@@ -4,7 +4,7 @@
 
 use super::eventstream::{EventStreamDecoder, encode_frame};
 use super::lines::{LineEvent, LineSplitter};
-use super::sse::{SseDecoder, SseItem};
+use super::sse::{Dropped, SseDecoder, SseItem};
 
 /// Feeds `input` cut at every possible single point and in single bytes; each way
 /// must give `expect` lines.
@@ -55,17 +55,27 @@ fn line_limit() {
 }
 
 fn check_sse(input: &str, expect: &[(&str, &str)]) {
-    let bytes = input.as_bytes();
+    check_sse_bytes(input.as_bytes(), 1024, expect);
+}
+
+/// Feeds `input` cut at every point to a decoder whose line limit is
+/// `limit`; each way must give `expect`: `(event, data)` for an event,
+/// `("<too long>", limit)` and `("<not utf-8>", "")` for a dropped one.
+fn check_sse_bytes(bytes: &[u8], limit: usize, expect: &[(&str, &str)]) {
     for cut in 0..=bytes.len() {
         let mut got: Vec<(String, String)> = Vec::new();
-        let mut d = SseDecoder::new(1024);
+        let mut d = SseDecoder::new(limit);
         let mut take = |item: SseItem<'_>| {
-            if let SseItem::Event(ev) = item {
-                got.push((
+            got.push(match item {
+                SseItem::Event(ev) => (
                     ev.event.to_owned(),
                     String::from_utf8(ev.data.to_vec()).unwrap(),
-                ));
-            }
+                ),
+                SseItem::Dropped(Dropped::TooLong { limit }) => {
+                    ("<too long>".to_owned(), limit.to_string())
+                }
+                SseItem::Dropped(Dropped::InvalidUtf8) => ("<not utf-8>".to_owned(), String::new()),
+            });
         };
         d.push(&bytes[..cut], &mut take);
         d.push(&bytes[cut..], &mut take);
@@ -74,7 +84,12 @@ fn check_sse(input: &str, expect: &[(&str, &str)]) {
             .iter()
             .map(|(e, d)| (e.to_string(), d.to_string()))
             .collect();
-        assert_eq!(got, want, "input {input:?} cut at {cut}");
+        assert_eq!(
+            got,
+            want,
+            "input {:?} cut at {cut}",
+            String::from_utf8_lossy(bytes)
+        );
     }
 }
 
@@ -92,6 +107,43 @@ fn sse_fields() {
         &[("", "last without blank line")],
     );
     check_sse("data\n\n", &[("", "")]);
+}
+
+#[test]
+fn an_event_with_a_line_over_the_limit_is_dropped_whole() {
+    // The first data line was read before the long one: the event is not
+    // handed over without the long line; the next event is.
+    check_sse_bytes(
+        b"data: {\"a\":\ndata: 0123456789abc\ndata: 1}\n\ndata: ok\n\n",
+        16,
+        &[("<too long>", "16"), ("", "ok")],
+    );
+    // Only one report for an event, and an event's last line may be cut by
+    // the end of the stream.
+    check_sse_bytes(
+        b"data: 0123456789abc\ndata: 0123456789abc\n\ndata: 0123456789abc",
+        16,
+        &[("<too long>", "16"), ("<too long>", "16")],
+    );
+}
+
+#[test]
+fn an_event_whose_data_lines_add_up_past_the_limit_is_dropped() {
+    // Each line fits in 10 bytes, their data does not: "12345\n67890" is 11.
+    check_sse_bytes(
+        b"data:12345\ndata:67890\n\ndata:12\ndata:34\n\n",
+        10,
+        &[("<too long>", "10"), ("", "12\n34")],
+    );
+}
+
+#[test]
+fn an_event_named_in_invalid_utf8_is_dropped() {
+    check_sse_bytes(
+        b"event: a\xffb\ndata: x\n\nevent: \xc3\xa9\ndata: y\n\n",
+        1024,
+        &[("<not utf-8>", ""), ("\u{e9}", "y")],
+    );
 }
 
 #[test]

@@ -2,8 +2,10 @@
 
 #![allow(clippy::unwrap_used)] // benches and tests may unwrap
 
+mod end_marker;
 mod fixtures;
 mod malformed;
+mod many_calls;
 mod profiles;
 mod props;
 mod quirks;

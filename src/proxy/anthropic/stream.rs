@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 use toolrouter_providers::{StopReason, Usage};
 
 use super::message_id;
-use crate::core::{DetectEvent, WireFormat};
+use crate::core::DetectEvent;
 use crate::proxy::faults::Faults;
 use crate::proxy::meta::ChunkMeta;
+use crate::proxy::shown::ShownCalls;
 use crate::router::RouteEvent;
 
 /// The kind of the block open at the moment.
@@ -30,16 +31,13 @@ enum Open {
 /// call ends (an upstream may stream parallel calls' arguments interleaved).
 #[derive(Debug)]
 struct Announced {
-    route_index: usize,
     id: String,
     name: String,
-    format: WireFormat,
     /// Its content block's index, once the block started.
     block: Option<usize>,
     /// Fragments read before its block started.
     waiting: Vec<String>,
     args_sent: bool,
-    ended: bool,
 }
 
 /// Writes one client stream.
@@ -49,7 +47,13 @@ pub(crate) struct EventWriter {
     /// The number of blocks started.
     blocks: usize,
     open: Option<Open>,
+    /// The calls begun, found by router index, and what was written of
+    /// each, at the same positions.
+    shown: ShownCalls,
     calls: Vec<Announced>,
+    /// The calls before this one have their block: blocks start in the
+    /// order the calls began.
+    next_block: usize,
     usage: Option<Usage>,
     faults: Faults,
     /// Why the stream ended with an error event (the OpenAI door's codes).
@@ -138,18 +142,12 @@ impl EventWriter {
         );
     }
 
-    fn position(&self, route_index: usize) -> Option<usize> {
-        self.calls
-            .iter()
-            .rposition(|c| c.route_index == route_index)
-    }
-
     /// An argument fragment, as an `input_json_delta` of the call's block.
     fn arguments(&mut self, route_index: usize, fragment: &str, out: &mut Vec<u8>) {
-        let Some(pos) = self.position(route_index) else {
+        let Some(pos) = self.shown.position(route_index) else {
             return;
         };
-        if fragment.is_empty() || self.calls[pos].ended {
+        if fragment.is_empty() || self.shown.is_ended(pos) {
             return;
         }
         let call = &mut self.calls[pos];
@@ -167,14 +165,15 @@ impl EventWriter {
         loop {
             if !all
                 && let Some(Open::Call(pos)) = self.open
-                && !self.calls[pos].ended
+                && !self.shown.is_ended(pos)
             {
                 return;
             }
-            let Some(pos) = self.calls.iter().position(|c| c.block.is_none()) else {
+            let pos = self.next_block;
+            let Some(call) = self.calls.get(pos) else {
                 return;
             };
-            let call = &self.calls[pos];
+            self.next_block += 1;
             let block = json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}});
             let index = self.start_block(Open::Call(pos), block, meta, out);
             let call = &mut self.calls[pos];
@@ -193,10 +192,10 @@ impl EventWriter {
         out: &mut Vec<u8>,
     ) {
         let open = self
-            .calls
-            .iter()
-            .find(|c| !c.ended)
-            .map(|c| c.name.as_str());
+            .shown
+            .open()
+            .next()
+            .map(|pos| self.calls[pos].name.as_str());
         if let Some((why, code)) = self.faults.at_finish(stop, error, open) {
             self.fail(&why, code, out);
             return;
@@ -204,7 +203,7 @@ impl EventWriter {
         self.start_waiting(true, meta, out);
         self.start(meta, out);
         self.close_block(out);
-        let reason = stop_reason(stop, self.calls.iter().any(|c| c.ended));
+        let reason = stop_reason(stop, self.shown.any_ended());
         let output = self
             .usage
             .as_ref()
@@ -294,15 +293,13 @@ impl FrameWriter for EventWriter {
                 name,
                 format,
             }) => {
+                self.shown.add(index, format);
                 self.calls.push(Announced {
-                    route_index: index,
                     id,
                     name,
-                    format,
                     block: None,
                     waiting: Vec::new(),
                     args_sent: false,
-                    ended: false,
                 });
                 self.start_waiting(false, meta, out);
             }
@@ -310,7 +307,7 @@ impl FrameWriter for EventWriter {
                 self.arguments(index, &fragment, out);
             }
             RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
-                let Some(pos) = self.position(index) else {
+                let Some(pos) = self.shown.position(index) else {
                     return;
                 };
                 if !self.calls[pos].args_sent {
@@ -318,15 +315,14 @@ impl FrameWriter for EventWriter {
                         serde_json::to_string(&call.arguments).unwrap_or_else(|_| "{}".to_owned());
                     self.arguments(index, &text, out);
                 }
-                self.calls[pos].ended = true;
+                self.shown.end(pos);
                 self.start_waiting(false, meta, out);
             }
             RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
                 let open = self
-                    .calls
-                    .iter()
-                    .find(|c| !c.ended && c.format == diagnostic.format)
-                    .map(|c| c.name.as_str());
+                    .shown
+                    .first_open_of(diagnostic.format)
+                    .map(|pos| self.calls[pos].name.as_str());
                 if let Some((why, code)) = self.faults.malformed(open, &diagnostic) {
                     self.fail(&why, code, out);
                 }

@@ -104,3 +104,35 @@ fn stop_reasons_follow_anthropic() {
         "stop_sequence"
     );
 }
+
+#[test]
+fn the_messages_door_writes_many_calls_in_linear_work() {
+    use super::stream::EventWriter;
+    use crate::proxy::meta::ChunkMeta;
+    use crate::proxy::turn::FrameWriter;
+    // Many: each call's own work is small next to a scan of those before.
+    const N: usize = 120_000;
+    let meta = || ChunkMeta {
+        id: "chatcmpl-1".to_owned(),
+        model: "m".to_owned(),
+        created: 7,
+        system_fingerprint: None,
+    };
+    let mut writer = EventWriter::default();
+    let (calls, end) =
+        crate::proxy::shown::tests::write_many(N, r#""type":"tool_use""#, move |events, out| {
+            writer.write(events, &meta, out)
+        });
+    assert_eq!(calls, N);
+    // The last call's block (each call has a text block, then its own)
+    // closes, then the message ends.
+    let block = 2 * N - 1;
+    assert_eq!(
+        end,
+        format!(
+            "event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":{block}}}\n\n\
+             event: message_delta\ndata: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"tool_use\",\"stop_sequence\":null}},\"usage\":{{\"output_tokens\":0}}}}\n\n\
+             event: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n"
+        )
+    );
+}

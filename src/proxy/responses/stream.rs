@@ -16,7 +16,7 @@
 //! in a frame of its own once the client has read the one before, so that
 //! the repeats of a large turn are never all in memory at once.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -24,9 +24,10 @@ use toolrouter_providers::{StopReason, Usage};
 
 use super::items::{OutputItem, Part, PartOut, Status, SummaryText, part_out};
 use super::{Echo, Head, ItemStore, ResponseOut};
-use crate::core::{DetectEvent, WireFormat};
+use crate::core::DetectEvent;
 use crate::proxy::faults::Faults;
 use crate::proxy::meta::ChunkMeta;
+use crate::proxy::shown::ShownCalls;
 use crate::proxy::turn::FrameWriter;
 use crate::router::RouteEvent;
 
@@ -46,10 +47,7 @@ enum Open {
 /// arguments.
 #[derive(Debug)]
 struct Call {
-    route_index: usize,
     output_index: usize,
-    format: WireFormat,
-    ended: bool,
 }
 
 /// An event written later, from the items (which no longer change).
@@ -94,7 +92,12 @@ pub(crate) struct ResponseWriter {
     /// The output items by their index; an item is done once it is no
     /// longer `in_progress`.
     output: Vec<Arc<OutputItem>>,
+    /// The ids of the items done.
+    done_ids: HashSet<String>,
     open: Option<Open>,
+    /// The calls shown, found by router index, and where each one's item
+    /// is, at the same positions.
+    shown: ShownCalls,
     calls: Vec<Call>,
     usage: Option<Usage>,
     faults: Faults,
@@ -115,7 +118,9 @@ impl ResponseWriter {
             head: None,
             sequence: 0,
             output: Vec::new(),
+            done_ids: HashSet::new(),
             open: None,
+            shown: ShownCalls::default(),
             calls: Vec::new(),
             usage: None,
             faults: Faults::default(),
@@ -328,11 +333,7 @@ impl ResponseWriter {
     fn new_item_id(&self, prefix: &str) -> String {
         let bare = self.head.as_ref().map_or("", |h| h.bare.as_str());
         let id = format!("{prefix}_{bare}");
-        let taken = self
-            .output
-            .iter()
-            .any(|item| item.is_done() && item.id() == id);
-        if taken {
+        if self.done_ids.contains(&id) {
             format!("{id}_{}", self.output.len())
         } else {
             id
@@ -364,6 +365,11 @@ impl ResponseWriter {
         ) = self.item_mut(index)
         {
             *s = status;
+        }
+        if let Some(item) = self.output.get(index)
+            && item.is_done()
+        {
+            self.done_ids.insert(item.id().to_owned());
         }
         self.repeat(
             out,
@@ -547,23 +553,17 @@ impl ResponseWriter {
         self.close_with(Status::Completed, out);
     }
 
-    fn position(&self, route_index: usize) -> Option<usize> {
-        self.calls
-            .iter()
-            .rposition(|c| c.route_index == route_index)
-    }
-
     /// An argument fragment of a call.
     fn arguments(&mut self, route_index: usize, fragment: &str, out: &mut Vec<u8>) {
-        let Some(call) = self
-            .position(route_index)
-            .and_then(|pos| self.calls.get(pos))
-        else {
+        let Some(pos) = self.shown.position(route_index) else {
             return;
         };
-        if fragment.is_empty() || call.ended {
+        if fragment.is_empty() || self.shown.is_ended(pos) {
             return;
         }
+        let Some(call) = self.calls.get(pos) else {
+            return;
+        };
         let output_index = call.output_index;
         if let Some(OutputItem::Call { arguments, .. }) = self.item_mut(output_index) {
             arguments.push_str(fragment);
@@ -580,10 +580,10 @@ impl ResponseWriter {
     /// A call's `done` events (`status`: `completed`, or `incomplete` for one
     /// the token limit cut).
     fn end_call(&mut self, pos: usize, status: Status, out: &mut Vec<u8>) {
-        let Some(call) = self.calls.get_mut(pos) else {
+        self.shown.end(pos);
+        let Some(call) = self.calls.get(pos) else {
             return;
         };
-        call.ended = true;
         let index = call.output_index;
         self.repeat(
             out,
@@ -606,8 +606,8 @@ impl ResponseWriter {
         meta: &dyn Fn() -> ChunkMeta,
         out: &mut Vec<u8>,
     ) {
-        let open = self.calls.iter().find(|c| !c.ended).and_then(|c| {
-            match self.output.get(c.output_index).map(|i| &**i) {
+        let open = self.shown.open().next().and_then(|pos| {
+            match self.output.get(self.calls[pos].output_index).map(|i| &**i) {
                 Some(OutputItem::Call { name, .. }) => Some(name.as_str()),
                 _ => None,
             }
@@ -624,7 +624,8 @@ impl ResponseWriter {
         };
         self.close_with(status, out);
         // Calls the token limit cut end with what they received.
-        while let Some(pos) = self.calls.iter().position(|c| !c.ended) {
+        let cut: Vec<usize> = self.shown.open().collect();
+        for pos in cut {
             self.end_call(pos, Status::Incomplete, out);
         }
         let kind = match status {
@@ -845,24 +846,20 @@ impl FrameWriter for ResponseWriter {
                 self.close(out);
                 let item = OutputItem::call(id, name, String::new(), Status::InProgress);
                 let output_index = self.add_item(item, out);
-                self.calls.push(Call {
-                    route_index: index,
-                    output_index,
-                    format,
-                    ended: false,
-                });
+                self.shown.add(index, format);
+                self.calls.push(Call { output_index });
             }
             RouteEvent::Detect(DetectEvent::ArgsDelta { index, fragment }) => {
                 self.arguments(index, &fragment, out);
             }
             RouteEvent::Detect(DetectEvent::CallEnd { index, call }) => {
-                let Some(pos) = self.position(index) else {
+                let Some(pos) = self.shown.position(index) else {
                     return;
                 };
                 let Some(shown) = self.calls.get(pos) else {
                     return;
                 };
-                if shown.ended {
+                if self.shown.is_ended(pos) {
                     return;
                 }
                 let sent_nothing = match self.output.get(shown.output_index).map(|i| &**i) {
@@ -880,9 +877,9 @@ impl FrameWriter for ResponseWriter {
             }
             RouteEvent::Detect(DetectEvent::Malformed { diagnostic }) => {
                 let open = self
-                    .calls
-                    .iter()
-                    .find(|c| !c.ended && c.format == diagnostic.format)
+                    .shown
+                    .first_open_of(diagnostic.format)
+                    .and_then(|pos| self.calls.get(pos))
                     .and_then(|c| match self.output.get(c.output_index).map(|i| &**i) {
                         Some(OutputItem::Call { name, .. }) => Some(name.clone()),
                         _ => None,

@@ -474,3 +474,29 @@ fn a_large_turn_is_repeated_one_event_a_frame_and_reads_as_a_small_one() {
         "the writer's, the store's, this one"
     );
 }
+
+#[test]
+fn the_responses_door_writes_many_calls_in_linear_work() {
+    // Fewer than on the other doors: each call here is a dozen events.
+    // (What this door scanned, the ids of the items before a new one's,
+    // cost little next to them at this size: this holds the work linear
+    // rather than showing the scan.)
+    const N: usize = 20_000;
+    let mut writer = ResponseWriter::new(Echo::default(), Arc::new(ItemStore::default()));
+    let (calls, end) = crate::proxy::shown::tests::write_many(
+        N,
+        "event: response.function_call_arguments.done\n",
+        move |events, out| writer.write(events, &meta, out),
+    );
+    assert_eq!(calls, N);
+    let (name, data) = end.split_once("\ndata: ").unwrap();
+    assert_eq!(name, "event: response.completed");
+    let completed: Value = serde_json::from_str(data.trim_end()).unwrap();
+    let output = completed["response"]["output"].as_array().unwrap();
+    assert_eq!(output.len(), 2 * N);
+    // The message items' ids are unique: the first, then each with its
+    // output index.
+    assert_eq!(output[0]["id"], "msg_abc");
+    assert_eq!(output[2]["id"], "msg_abc_2");
+    assert_eq!(output[2 * N - 2]["id"], format!("msg_abc_{}", 2 * N - 2));
+}

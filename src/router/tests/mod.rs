@@ -2,6 +2,7 @@
 //! one event model, executed results and follow-up messages out.
 
 mod cut_text;
+mod stream_end;
 mod structured;
 
 use std::sync::Arc;
