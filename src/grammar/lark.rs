@@ -31,7 +31,7 @@ pub(crate) fn write(tg: &ToolGrammar) -> String {
         (ToolChoice::Auto, Node::Rule(root)) => w.auto_start(*root),
         _ => {
             let mut s = String::new();
-            w.node(&tg.root, &mut s, false, Ctx::Top);
+            w.node(&tg.root, &mut s, Ctx::Top);
             s
         }
     };
@@ -53,9 +53,8 @@ pub(crate) fn write(tg: &ToolGrammar) -> String {
             continue;
         }
         let body = &w.g.get(id).body;
-        let terminal = w.is_terminal(id);
         let mut text = String::new();
-        w.node(body, &mut text, terminal, Ctx::Top);
+        w.node(body, &mut text, Ctx::Top);
         let _ = writeln!(out, "{}: {text}", w.name(id));
         let mut inner = Vec::new();
         collect_refs(body, &mut inner);
@@ -149,7 +148,7 @@ impl Writer<'_> {
             .position(|p| matches!(p, Node::Text { .. } | Node::Alt(_)));
         let mut pre = String::new();
         for part in parts.iter().take(text_at.unwrap_or(0)) {
-            self.node(part, &mut pre, false, Ctx::Item);
+            self.node(part, &mut pre, Ctx::Item);
             pre.push(' ');
         }
         let mut options = Vec::new();
@@ -189,7 +188,7 @@ impl Writer<'_> {
                     Node::lit(&tag.end),
                 ]);
                 let mut s = String::new();
-                self.node(&rest, &mut s, false, Ctx::Item);
+                self.node(&rest, &mut s, Ctx::Item);
                 rests.push(s);
             }
             if rests.is_empty() {
@@ -231,7 +230,7 @@ impl Writer<'_> {
         name
     }
 
-    fn node(&mut self, node: &Node, out: &mut String, terminal: bool, ctx: Ctx) {
+    fn node(&mut self, node: &Node, out: &mut String, ctx: Ctx) {
         match node {
             Node::Empty => out.push_str("\"\""),
             Node::Lit(s) => string(s, out),
@@ -248,7 +247,7 @@ impl Writer<'_> {
                 let name = self.text_terminal(words);
                 out.push_str(&name);
             }
-            Node::Mark(_, inner) => self.node(inner, out, terminal, ctx),
+            Node::Mark(_, inner) => self.node(inner, out, ctx),
             Node::Seq(parts) => {
                 if ctx == Ctx::Atom {
                     out.push('(');
@@ -290,7 +289,7 @@ impl Writer<'_> {
                         i = j;
                         continue;
                     }
-                    self.node(&parts[i], out, terminal, Ctx::Item);
+                    self.node(&parts[i], out, Ctx::Item);
                     i += 1;
                 }
                 if ctx == Ctx::Atom {
@@ -305,7 +304,7 @@ impl Writer<'_> {
                     if i > 0 {
                         out.push_str(" | ");
                     }
-                    self.node(option, out, terminal, Ctx::Item);
+                    self.node(option, out, Ctx::Item);
                 }
                 if ctx != Ctx::Top {
                     out.push(')');
@@ -327,7 +326,7 @@ impl Writer<'_> {
                 if ctx == Ctx::Atom {
                     out.push('(');
                 }
-                self.node(inner, out, terminal, Ctx::Atom);
+                self.node(inner, out, Ctx::Atom);
                 out.push_str(&suffix);
                 if ctx == Ctx::Atom {
                     out.push(')');
