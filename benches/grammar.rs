@@ -84,7 +84,7 @@ fn schema(i: usize, props: usize, desc_words: usize) -> JsonObject {
         schema["$defs"] = json!({"range": {"type": "object", "properties": {
             "from": {"type": "string", "format": "date"}, "to": {"type": "string", "format": "date"}},
             "required": ["from"]}});
-        schema["properties"]["period"] = json!({"$ref": "#/$defs/range"});
+        schema["properties"]["period"] = json!({"type": "object", "$ref": "#/$defs/range"});
     }
     schema.as_object().cloned().unwrap()
 }

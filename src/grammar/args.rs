@@ -17,15 +17,18 @@ use super::schema::{Converter, Only, Syntax, format_text, is_bare_key, other_tha
 use crate::core::{JsonObject, ParamType, ToolShape};
 
 /// The arguments of the tool at `index`, whose input schema is `schema`.
-pub(crate) fn args_node(
-    conv: &mut Converter<'_>,
+pub(crate) fn args_node<'g>(
+    conv: &mut Converter<'g>,
     index: usize,
-    schema: &Value,
+    root: &'g JsonObject,
     style: ArgsStyle,
 ) -> Result<Node, GrammarError> {
-    let resolved = conv.resolve(schema)?;
-    let Value::Object(obj) = resolved else {
-        return Err(conv.schema_error("the input schema is not an object"));
+    let obj: &Map<String, Value> = match root.get("$ref") {
+        Some(Value::String(target)) => match conv.resolve(conv.pointer(target)?)? {
+            Value::Object(obj) => obj,
+            _ => return Err(conv.schema_error("the input schema is not an object")),
+        },
+        _ => root,
     };
     if let Some(ty) = obj.get("type") {
         let object = match ty {
@@ -39,9 +42,7 @@ pub(crate) fn args_node(
     }
     let hint = format!("{}-args", conv.tool);
     if style == ArgsStyle::Json {
-        let mut typed = obj.clone();
-        typed.insert("type".into(), Value::String("object".into()));
-        let node = conv.value(&Value::Object(typed), Syntax::Json)?;
+        let node = conv.arguments(root, Syntax::Json)?;
         let rule = conv.g.rule(&hint, node)?;
         return Ok(Node::mark(Mark::JsonArgs(index), rule));
     }
@@ -54,8 +55,7 @@ pub(crate) fn args_node(
         );
     }
     // The detector types parameters from the input schema as given.
-    let empty = JsonObject::new();
-    let shape = ToolShape::from_input_schema(schema.as_object().unwrap_or(&empty));
+    let shape = ToolShape::from_input_schema(root);
     let empty_props = Map::new();
     let props = match obj.get("properties") {
         Some(Value::Object(p)) => p,
@@ -65,20 +65,21 @@ pub(crate) fn args_node(
         Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
     };
-    let mut params: Vec<(&str, Value)> = props
+    static ANY: Value = Value::Bool(true);
+    let mut params: Vec<(&str, &Value)> = props
         .iter()
         .filter(|(_, s)| **s != Value::Bool(false))
-        .map(|(k, s)| (k.as_str(), s.clone()))
+        .map(|(k, s)| (k.as_str(), s))
         .collect();
     for name in &required {
         if !props.contains_key(*name) {
-            params.push((name, Value::Bool(true)));
+            params.push((name, &ANY));
         }
     }
     let mut items = Vec::with_capacity(params.len());
     for (name, prop) in params {
         let typing = shape.typing(name).unwrap_or((ParamType::String, false));
-        let member = param_node(conv, name, &prop, typing, style)?;
+        let member = param_node(conv, name, prop, typing, style)?;
         items.push((Node::mark(Mark::Param, member), required.contains(&name)));
     }
     let sep = match style {
@@ -181,9 +182,10 @@ fn raw_value(
 ) -> Result<Node, GrammarError> {
     conv.g.charge(1)?;
     let prop = conv.resolve(prop)?;
+    let empty = Map::new();
     let obj = match prop {
-        Value::Object(obj) => obj.clone(),
-        _ => Map::new(),
+        Value::Object(obj) => obj,
+        _ => &empty,
     };
     let fits = |s: &str| {
         !s.contains('<')
@@ -220,7 +222,7 @@ fn raw_value(
             Some(_) => false,
         };
         if string {
-            options.push(raw_string(conv, &obj, layout, opener_ends_value, nullable)?);
+            options.push(raw_string(conv, obj, layout, opener_ends_value, nullable)?);
         }
         if nullable {
             options.push(Node::lit("null"));

@@ -149,10 +149,15 @@ pub fn build_grammar(
     // what else is not fixed), its literal text after.
     let mut pieces = Vec::with_capacity(called.len());
     for (index, tool) in called.iter().enumerate() {
-        let schema = Value::Object(tool.input_schema.clone());
         let args = {
-            let mut conv = Converter::new(&mut g, dialect, tool.name, &schema, options.limits);
-            args_node(&mut conv, index, &schema, env.args)?
+            let mut conv = Converter::new(
+                &mut g,
+                dialect,
+                tool.name,
+                tool.input_schema,
+                options.limits,
+            );
+            args_node(&mut conv, index, tool.input_schema, env.args)?
         };
         pieces.push(call_pieces(&env, tool.name, args));
     }

@@ -53,9 +53,6 @@ pub(crate) fn write(tg: &ToolGrammar) -> String {
             continue;
         }
         let body = &w.g.get(id).body;
-        // Decided before the rule is written: its name says whether it is a
-        // terminal.
-        w.is_terminal(id);
         let mut text = String::new();
         w.node(body, &mut text, Ctx::Top);
         let _ = writeln!(out, "{}: {text}", w.name(id));

@@ -45,7 +45,7 @@ pub(crate) struct Converter<'g> {
     pub(crate) g: &'g mut Grammar,
     pub(crate) dialect: WireFormat,
     pub(crate) tool: &'g str,
-    root: &'g Value,
+    root: &'g Map<String, Value>,
     refs: HashMap<(String, Syntax), RuleId>,
     depth: usize,
     pub(crate) limits: GrammarLimits,
@@ -57,7 +57,7 @@ impl<'g> Converter<'g> {
         g: &'g mut Grammar,
         dialect: WireFormat,
         tool: &'g str,
-        root: &'g Value,
+        root: &'g Map<String, Value>,
         limits: GrammarLimits,
     ) -> Self {
         Self {
@@ -103,13 +103,31 @@ impl<'g> Converter<'g> {
         })
     }
 
-    fn pointer(&self, target: &str) -> Result<&'g Value, GrammarError> {
+    pub(crate) fn pointer(&self, target: &str) -> Result<&'g Value, GrammarError> {
         let Some(path) = target.strip_prefix('#') else {
             return Err(self.schema_error(format!("`$ref` `{target}` is not local")));
         };
-        self.root
-            .pointer(path)
-            .ok_or_else(|| self.schema_error(format!("`$ref` `{target}` does not resolve")))
+        let missing = || self.schema_error(format!("`$ref` `{target}` does not resolve"));
+        let mut tokens = path.split('/');
+        if tokens.next().is_some_and(|t| !t.is_empty()) {
+            return Err(missing());
+        }
+        // The first step is in the root object; the rest in values.
+        let Some(first) = tokens.next() else {
+            return Err(self.unrepresentable("a `$ref` to the whole input schema"));
+        };
+        let unescape = |t: &str| t.replace("~1", "/").replace("~0", "~");
+        let mut at = self.root.get(&unescape(first)).ok_or_else(missing)?;
+        for token in tokens {
+            let token = unescape(token);
+            at = match at {
+                Value::Object(map) => map.get(&token),
+                Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            }
+            .ok_or_else(missing)?;
+        }
+        Ok(at)
     }
 
     /// The grammar of the values `schema` allows, in `syntax`.
@@ -144,12 +162,38 @@ impl<'g> Converter<'g> {
         syntax: Syntax,
         only: Only,
     ) -> Result<Node, GrammarError> {
-        let obj = match schema {
-            Value::Bool(true) => return self.unconstrained(syntax, only),
-            Value::Bool(false) => return Err(self.schema_error("a `false` schema allows no value")),
-            Value::Object(obj) => obj,
-            _ => return Err(self.schema_error("a schema is an object or a boolean")),
-        };
+        match schema {
+            Value::Bool(true) => self.unconstrained(syntax, only),
+            Value::Bool(false) => Err(self.schema_error("a `false` schema allows no value")),
+            Value::Object(obj) => self.dispatch_object(obj, syntax, only),
+            _ => Err(self.schema_error("a schema is an object or a boolean")),
+        }
+    }
+
+    /// The values an object schema allows; without a `type` or a keyword
+    /// that decides it, an object (the input schema of a tool).
+    pub(crate) fn arguments(
+        &mut self,
+        obj: &Map<String, Value>,
+        syntax: Syntax,
+    ) -> Result<Node, GrammarError> {
+        self.g.charge(1)?;
+        let decided = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
+        if decided {
+            self.dispatch_object(obj, syntax, Only::All)
+        } else {
+            self.object(obj, syntax)
+        }
+    }
+
+    fn dispatch_object(
+        &mut self,
+        obj: &Map<String, Value>,
+        syntax: Syntax,
+        only: Only,
+    ) -> Result<Node, GrammarError> {
         if let Some(target) = obj.get("$ref") {
             let Value::String(target) = target else {
                 return Err(self.schema_error("`$ref` is not a string"));
@@ -623,12 +667,14 @@ impl<'g> Converter<'g> {
             None => (Node::Empty, Node::Empty),
         };
         for (member, required) in items.into_iter().rev() {
+            // Each part below is used twice: a large one is named once, so
+            // that the members cost linear work, not quadratic.
+            let member = self.shared_if_large("member", member)?;
+            let after_ref = self.shared_if_large("members", after)?;
             if required {
-                first = Node::seq([member.clone(), after.clone()]);
-                after = Node::seq([sep.clone(), member, after]);
+                first = Node::seq([member.clone(), after_ref.clone()]);
+                after = Node::seq([sep.clone(), member, after_ref]);
             } else {
-                // Both are used twice below: named once.
-                let after_ref = self.shared_if_large("members", after)?;
                 let first_ref = self.shared_if_large("members-first", first)?;
                 let with = Node::seq([member.clone(), after_ref.clone()]);
                 first = Node::alt(vec![with, first_ref]);
@@ -642,7 +688,7 @@ impl<'g> Converter<'g> {
     }
 
     fn shared_if_large(&mut self, hint: &str, node: Node) -> Result<Node, GrammarError> {
-        if node.size() <= 3 {
+        if node.size() <= 12 {
             return Ok(node);
         }
         self.g.rule(hint, node)

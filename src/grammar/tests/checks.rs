@@ -77,7 +77,7 @@ fn matches(g: &Grammar, node: &Node, s: &str) -> bool {
 /// The value grammar of `schema` in `syntax`.
 fn value(schema: Value, syntax: Syntax) -> (Grammar, Node) {
     let mut g = Grammar::with_budget(1_000_000);
-    let root = schema.clone();
+    let root = schema.as_object().cloned().unwrap_or_default();
     let node = Converter::new(
         &mut g,
         WireFormat::Hermes,
