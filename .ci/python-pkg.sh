@@ -33,10 +33,12 @@ pip=("$py" -m pip install --quiet --disable-pip-version-check)
 
 if [ "${TOOLROUTER_SKIP_VLLM:-0}" != "1" ]; then
   if ! "$py" -c "import vllm.tool_parsers" 2>/dev/null; then
-    echo "== python package: installing vLLM $vllm_version (parser classes, CPU only) into $venv"
+    echo "== python package: installing vLLM $vllm_version (parser classes, CPU only) into $venv ($(df -h --output=avail "$ext_dir" | tail -1 | tr -d ' ') free)"
     start=$SECONDS
-    "${pip[@]}" -r python/tests/vllm-requirements.txt
-    "${pip[@]}" --no-deps "vllm==$vllm_version"
+    # --no-cache-dir: the wheels (GBs, torch's CUDA libraries) are not kept
+    # a second time in pip's cache beside the venv.
+    "${pip[@]}" --no-cache-dir -r python/tests/vllm-requirements.txt
+    "${pip[@]}" --no-cache-dir --no-deps "vllm==$vllm_version"
     echo "== python package: vLLM installed in $((SECONDS - start)) s, venv $(du -sh "$venv" | cut -f1)"
   fi
 else
