@@ -336,3 +336,63 @@ async fn a_one_piece_chat_answer_is_written_from_the_turn_held_once() {
     )
     .await;
 }
+
+/// A short Anthropic answer: "OK.".
+fn short_anthropic_answer() -> Box<dyn Iterator<Item = String> + Send> {
+    Box::new(
+        [
+            ("message_start", r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":0}}}"#),
+            ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"OK."}}"#),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+            ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}"#),
+            ("message_stop", r#"{"type":"message_stop"}"#),
+        ]
+        .into_iter()
+        .map(|(event, data)| format!("event: {event}\ndata: {data}\n\n")),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_translated_for_another_wire_is_refused_before_its_tree_when_it_holds_many_small_values()
+ {
+    let _one = lock().await;
+    let upstream = Upstream::start(short_anthropic_answer).await;
+    let options = ProxyOptions::new(
+        "127.0.0.1:0".parse().unwrap(),
+        upstream.url.clone(),
+        "anthropic",
+    )
+    .with_workers(1);
+    let proxy = serve_proxy(options).await.unwrap();
+    let head = r#""model": "m", "stream": false"#;
+    // Half a million small messages: their tree would cost 50 times the body.
+    let body = body_with(head, "messages", r#"{"role":"user","content":"a"}"#);
+    let ((status, _), peak_bytes) = peak(post(&proxy, "/v1/chat/completions", &body)).await;
+    assert_eq!(status, 413);
+    assert_eq!(upstream.received.load(Ordering::SeqCst), 0);
+    assert!(
+        peak_bytes < 3 * body.len(),
+        "{peak_bytes} bytes live at once for a body of {}",
+        body.len()
+    );
+    // At the limit (`--max-request-bytes` / 64 values: 16 MiB of messages
+    // of about 200 bytes, 3 values each), the body is translated; its tree
+    // and the translated tree cost 7.7 times the body. Longer messages,
+    // 3.2 times.
+    for (content, k) in [(170, 9), (4096, 4)] {
+        let long = format!(r#"{{"role":"user","content":"{}"}}"#, "a".repeat(content));
+        let body = body_with(head, "messages", &long);
+        let before = upstream.received.load(Ordering::SeqCst);
+        let ((status, _), peak_bytes) = peak(post(&proxy, "/v1/chat/completions", &body)).await;
+        assert_eq!(status, 200, "messages of {content} bytes");
+        assert!(upstream.received.load(Ordering::SeqCst) > before);
+        assert!(
+            peak_bytes < k * body.len(),
+            "{peak_bytes} bytes live at once for a body of {} ({:.1} times; the bound is {k})",
+            body.len(),
+            peak_bytes as f64 / body.len() as f64
+        );
+    }
+    proxy.shutdown().await;
+}

@@ -15,6 +15,11 @@ use serde_json::{Map, Value};
 use super::error::ApiError;
 use super::raw_json::{self, Kind, not_json};
 
+/// The bytes of request each JSON value of a tree ([`ChatJson::to_tree`]) is
+/// allowed: a request of `--max-request-bytes` may hold that many bytes over
+/// this many values, so that its tree costs a few times the limit at most.
+pub(crate) const BYTES_PER_VALUE: usize = 64;
+
 /// A Chat Completions body as JSON text.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ChatJson {
@@ -263,8 +268,30 @@ impl ChatJson {
     }
 
     /// The body as a tree, for the wires whose requests are translated from
-    /// it and for `--text-tools`.
-    pub(crate) fn to_tree(&self) -> Result<Map<String, Value>, ApiError> {
+    /// it and for `--text-tools`, when it holds at most `max_values` JSON
+    /// values ([`raw_json::values`]): a tree costs about a hundred bytes a
+    /// value, so a body of many small values is refused (`413`) before its
+    /// tree is built.
+    pub(crate) fn to_tree(&self, max_values: usize) -> Result<Map<String, Value>, ApiError> {
+        let mut count = 0usize;
+        for field in &self.fields {
+            count = count.saturating_add(raw_json::values(self.str(field.value), max_values));
+        }
+        for (_, tail) in &self.tails {
+            count = count.saturating_add(raw_json::values(self.str(*tail), max_values));
+        }
+        if count > max_values {
+            return Err(ApiError::new(
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "the request holds more than {max_values} JSON values, the most a request \
+                     translated for this upstream or rewritten by --text-tools may hold \
+                     (--max-request-bytes / {BYTES_PER_VALUE})"
+                ),
+                super::error::INVALID_REQUEST,
+                Some("request_too_large"),
+            ));
+        }
         let mut tree = Map::new();
         let mut buf = Vec::new();
         for (n, field) in self.fields.iter().enumerate() {

@@ -54,6 +54,40 @@ pub(crate) fn object_text(body: &[u8]) -> Result<Option<&str>, ApiError> {
     Ok((kind(raw.get()) == Kind::Object).then_some(raw.get()))
 }
 
+/// How many JSON values `text` holds, about (one more per empty array or
+/// object), counted up to `limit`: a result over `limit` means "more". Each
+/// value of a `serde_json::Value` tree costs about a hundred bytes, however
+/// short its text, so this is what a tree of `text` would cost.
+pub(crate) fn values(text: &str, limit: usize) -> usize {
+    // A value is the text's first, or follows `{`, `[` or `,` outside a
+    // string (an empty container counts one too many).
+    let mut count = 1;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in text.as_bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' | b',' => {
+                count += 1;
+                if count > limit {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    count
+}
+
 /// A string's value, without its escapes: borrowed when it has none.
 pub(crate) fn string(text: &str) -> Option<Cow<'_, str>> {
     if kind(text) != Kind::String {

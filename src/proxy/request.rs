@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::chat_json::ChatJson;
+use super::chat_json::{self, ChatJson};
 use super::error::ApiError;
 use super::raw_json::{self, Kind};
 use toolrouter_providers::Wire;
@@ -138,7 +138,8 @@ impl UpstreamShape {
             // The body as it came, with `stream` set: never a tree.
             return Ok(chat.to_vec());
         }
-        let mut tree = chat.to_tree()?;
+        let max_values = (self.max_request_bytes / chat_json::BYTES_PER_VALUE).max(MIN_TREE_VALUES);
+        let mut tree = chat.to_tree(max_values)?;
         if self.text_tools {
             text_tools::teach(&mut tree, self.max_request_bytes)?;
         }
@@ -228,6 +229,10 @@ pub(crate) fn shape_of(schema: &str) -> Result<ToolShape, ApiError> {
 }
 
 /// The type names a schema's `type` may give.
+/// The JSON values a translated or `--text-tools` request may always hold,
+/// however low `--max-request-bytes` is set.
+const MIN_TREE_VALUES: usize = 4096;
+
 const TYPE_NAMES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
 
 /// The parts of a property's schema its parameter type is read from, cut to

@@ -34,7 +34,7 @@ fn a_body_goes_out_as_it_came_in_its_order() {
             tree(text).keys().collect::<Vec<_>>(),
             "{text}"
         );
-        assert_eq!(body.to_tree().unwrap(), tree(text), "{text}");
+        assert_eq!(body.to_tree(usize::MAX).unwrap(), tree(text), "{text}");
     }
     // Values pass as written: whitespace inside them, number spelling.
     let body = parse(r#"{"x": [1,  2.50]}"#);
@@ -46,7 +46,7 @@ fn a_key_given_twice_keeps_its_first_place_and_its_last_value() {
     let text = r#"{"a": 1, "b": 2, "a": 3, "c": 4, "b": 5, "\u0061": 6}"#;
     let body = parse(text);
     assert_eq!(sent(&body), r#"{"a":6,"b":5,"c":4}"#);
-    assert_eq!(body.to_tree().unwrap(), tree(text));
+    assert_eq!(body.to_tree(usize::MAX).unwrap(), tree(text));
     assert_eq!(body.get("a"), Some("6"));
 }
 
@@ -89,7 +89,11 @@ fn arrays_grow_by_appended_items() {
             expected,
             "{text}"
         );
-        assert_eq!(Value::Object(body.to_tree().unwrap()), expected, "{text}");
+        assert_eq!(
+            Value::Object(body.to_tree(usize::MAX).unwrap()),
+            expected,
+            "{text}"
+        );
     }
     // A tail that no longer ends the text is copied before it grows.
     let mut body = parse(r#"{"messages": [], "tools": []}"#);
@@ -118,4 +122,23 @@ fn a_written_body_is_read_as_a_parsed_one() {
     assert_eq!(sent(&body), r#"{"model":"m","n":[1,2]}"#);
     assert_eq!(body.get("n"), Some("[1,2]"));
     assert_eq!(sent(&ChatJsonWriter::default().finish()), "{}");
+}
+
+#[test]
+fn a_tree_is_built_only_of_a_body_within_its_values() {
+    // `{"a": [0, 0], "b": {"c": 1}}`: the fields' values hold 3 and 2.
+    let body = parse(r#"{"a": [0, 0], "b": {"c": 1}}"#);
+    assert!(body.to_tree(5).is_ok());
+    let error = body.to_tree(4).unwrap_err();
+    assert_eq!(error.status, 413);
+    assert_eq!(error.error["code"], "request_too_large");
+    let message = error.error["message"].as_str().unwrap();
+    assert!(message.contains("more than 4 JSON values"), "{message}");
+    // Items appended by the proxy count too: `[]` counts 2 (an empty
+    // container one too many), the appended `{"role":"user"}]` 2.
+    let mut body = parse(r#"{"messages": []}"#);
+    let item = json!({"role": "user"});
+    body.extend_array("messages", [&item]).unwrap();
+    assert!(body.to_tree(4).is_ok());
+    assert!(body.to_tree(3).is_err());
 }

@@ -135,3 +135,17 @@ fn a_body_that_is_no_json_or_no_object_is_told_apart() {
     );
     assert!(object_text(b"{\"a\": \"\xff\"}").is_err());
 }
+
+#[test]
+fn the_values_a_tree_would_hold_are_counted_up_to_a_limit() {
+    // A scalar; an object of two members (3); an array of two objects of
+    // one member each (5); brackets and commas inside strings are text.
+    assert_eq!(values("7", 100), 1);
+    assert_eq!(values(r#"{"a":1,"b":"x"}"#, 100), 3);
+    assert_eq!(values(r#"[{"a":0},{"a":0}]"#, 100), 5);
+    assert_eq!(values(r#"["[{,", "\"{,"]"#, 100), 3);
+    // An empty container counts one too many.
+    assert_eq!(values("[]", 100), 2);
+    // Past the limit the count stops: one more than the limit.
+    assert_eq!(values("[0,0,0,0,0,0,0,0,0,0]", 4), 5);
+}
