@@ -60,8 +60,8 @@ pub use convert::{ConversionNote, Declarations, Dialect, NoteKind, restore_optio
 
 // Grammars that constrain a model to calls in its own dialect.
 pub use grammar::{
-    GrammarCache, GrammarError, GrammarLimits, GrammarOptions, GrammarTool, ToolChoice,
-    ToolGrammar, build_grammar,
+    GrammarCache, GrammarError, GrammarLimits, GrammarOptions, GrammarServer, GrammarTool,
+    ToolChoice, ToolGrammar, UnknownGrammarServer, build_grammar,
 };
 
 // Conversations with a provider (request bodies and endpoints; no I/O).

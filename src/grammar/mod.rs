@@ -38,6 +38,7 @@ mod ir;
 mod lark;
 mod options;
 mod schema;
+mod server;
 mod structural_tag;
 mod text;
 
@@ -48,3 +49,4 @@ pub use build::{ToolGrammar, build_grammar};
 pub use cache::GrammarCache;
 pub use error::GrammarError;
 pub use options::{GrammarLimits, GrammarOptions, GrammarTool, ToolChoice};
+pub use server::{GrammarServer, UnknownGrammarServer};

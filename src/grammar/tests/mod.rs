@@ -5,3 +5,4 @@
 mod checks;
 mod derive;
 mod roundtrip;
+mod server;
