@@ -37,6 +37,12 @@ pub struct ProviderProfile {
     /// default, such as `"phi4-mini"`). Empty when calls only come structured.
     #[serde(default)]
     pub text_formats: Vec<String>,
+    /// The kind of server that takes a grammar with a request, as the root
+    /// crate's `GrammarServer` names it (`"llamacpp"`, `"vllm"`,
+    /// `"sglang"`): the proxy's `--constrain` sends grammars only to these.
+    /// None for hosted APIs.
+    #[serde(default)]
+    pub grammar: Option<String>,
     /// Anything else worth knowing.
     #[serde(default)]
     pub notes: Option<String>,
@@ -106,6 +112,7 @@ const SOURCES: &[(&str, &str)] = &[
         "openrouter.toml",
         include_str!("../profiles/openrouter.toml"),
     ),
+    ("sglang.toml", include_str!("../profiles/sglang.toml")),
     ("together.toml", include_str!("../profiles/together.toml")),
     ("vertex.toml", include_str!("../profiles/vertex.toml")),
     ("vllm.toml", include_str!("../profiles/vllm.toml")),

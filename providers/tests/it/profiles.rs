@@ -22,12 +22,13 @@ fn every_required_provider_has_a_profile() {
         ("vllm", Wire::OpenAiChat),
         ("lmstudio", Wire::OpenAiChat),
         ("llamacpp", Wire::OpenAiChat),
+        ("sglang", Wire::OpenAiChat),
     ];
     for (name, wire) in want {
         let m = find_profile(name).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((m.profile.name.as_str(), m.wire), (name, wire));
     }
-    assert_eq!(profiles().len(), 18);
+    assert_eq!(profiles().len(), 19);
 }
 
 #[test]
@@ -107,6 +108,13 @@ fn docs_list_every_profile_name_and_quirk() {
         }
         for f in &p.text_formats {
             assert!(doc.contains(&format!("`{f}`")), "format {f} missing");
+        }
+        if let Some(grammar) = &p.grammar {
+            assert!(
+                doc.contains(&format!("* Grammars: `{grammar}`")),
+                "the grammar server of {} missing",
+                p.name
+            );
         }
     }
 }

@@ -76,3 +76,17 @@ fn a_lazy_grammar_is_whole_on_llama_cpps_chat_endpoint_and_a_structural_tag_else
         json!([{ "type": 1, "value": "<tool_call>" }])
     );
 }
+
+#[test]
+fn the_self_hosted_profiles_name_their_grammar_server_and_hosted_apis_none() {
+    for profile in toolrouter_providers::profiles() {
+        let server = profile.grammar.as_deref().map(str::parse::<GrammarServer>);
+        let want = match profile.name.as_str() {
+            "llamacpp" => Some(GrammarServer::LlamaCpp),
+            "vllm" => Some(GrammarServer::Vllm),
+            "sglang" => Some(GrammarServer::Sglang),
+            _ => None,
+        };
+        assert_eq!(server, want.map(Ok), "{}", profile.name);
+    }
+}
