@@ -91,9 +91,9 @@ pub use http_conn::{
 
 // The proxy: the router in front of a model server, for OpenAI SDK clients.
 pub use proxy::{
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_STEPS, DEFAULT_MAX_TURN_BYTES,
-    DEFAULT_READ_TIMEOUT, PROXY_BASE_PATH, ProxyError, ProxyOptions, ProxyServer, UpstreamKey,
-    serve_proxy,
+    Constrain, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TURN_BYTES, DEFAULT_READ_TIMEOUT, PROXY_BASE_PATH, ProxyError, ProxyOptions,
+    ProxyServer, UpstreamKey, serve_proxy,
 };
 
 // The gateway to tools of other MCP servers.

@@ -105,6 +105,12 @@ pub(crate) struct ProxyArgs {
     /// send earlier calls and results upstream as text.
     #[arg(long)]
     text_tools: bool,
+    /// With --text-tools, on a server that takes a grammar (the llamacpp,
+    /// vllm and sglang profiles): send a grammar of the request's tools so
+    /// that its calls are valid. `auto`: when `tool_choice` is `required` or
+    /// names a tool; `always`: also for `auto`; `off`: never.
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = ["off", "auto", "always"])]
+    constrain: String,
     /// Server-side tools: the MCP servers of this configuration (an
     /// `mcpServers` JSON file or a `toolrouter.toml`). Their tools join every
     /// request's tools; the proxy runs their calls and continues upstream.
@@ -145,6 +151,7 @@ pub(crate) fn run(args: ProxyArgs) -> Result<(), String> {
         .with_read_timeout(seconds(args.read_timeout))
         .with_connect_timeout(Duration::from_secs(args.connect_timeout))
         .with_text_tools(args.text_tools)
+        .with_constrain(args.constrain.parse()?)
         .with_max_steps(args.max_steps)
         .with_workers(args.workers.map(usize::from));
     if let Some(token) = &args.token {

@@ -25,6 +25,7 @@ use serde_json::Value;
 use toolrouter_providers::{AdapterConfig, ErrorKind, StopReason, Usage};
 
 use super::chat_json::ChatJson;
+use super::constrain::may_refuse_grammar;
 use super::error::ApiError;
 use super::handlers::{ProxyState, read_off_thread};
 use super::meta::ChunkMeta;
@@ -342,11 +343,31 @@ async fn send(
     let model = body.get_str("model").unwrap_or_default();
     let shape = state.shape();
     let shared = Arc::clone(body);
-    let sent = read_off_thread(body.text_len(), move || shape.body(&shared)).await?;
-    let bytes = state
+    let (sent, constrained) =
+        read_off_thread(body.text_len(), move || shape.constrained_body(&shared)).await?;
+    let bytes = match state
         .upstream
         .post_chat(&model, sent, client_key, record)
-        .await?;
+        .await
+    {
+        Err(refused) if constrained && may_refuse_grammar(&refused) => {
+            // Once more without the grammar: the server may not take it.
+            tracing::warn!(
+                status = refused.status.as_u16(),
+                error = %api_message(&refused),
+                "the upstream refused the request with its grammar (--constrain); sent again without it"
+            );
+            let mut shape = state.shape();
+            shape.constrain = None;
+            let shared = Arc::clone(body);
+            let sent = read_off_thread(body.text_len(), move || shape.body(&shared)).await?;
+            state
+                .upstream
+                .post_chat(&model, sent, client_key, record)
+                .await?
+        }
+        answer => answer?,
+    };
     let session = RouteSession::with_adapter_config(
         state.wire,
         Arc::clone(catalog),

@@ -12,6 +12,8 @@ use super::responses::{ItemStore, read_responses_request};
 const OPENAI: UpstreamShape = UpstreamShape {
     wire: Wire::OpenAiChat,
     text_tools: false,
+    max_request_bytes: super::DEFAULT_MAX_REQUEST_BYTES,
+    constrain: None,
 };
 
 /// The Chat Completions door (`POST /v1/chat/completions`).

@@ -40,6 +40,8 @@ pub(crate) struct ProxyState {
     pub(crate) max_steps: usize,
     /// The Responses door's recent output items, shared by every thread.
     pub(crate) items: Arc<super::responses::ItemStore>,
+    /// `--constrain`: the grammars sent with requests, if any.
+    pub(crate) constrain: Option<Arc<super::constrain::ConstrainPlan>>,
 }
 
 impl ProxyState {
@@ -49,6 +51,7 @@ impl ProxyState {
             wire: self.wire,
             text_tools: self.text_tools,
             max_request_bytes: self.max_request_bytes,
+            constrain: self.constrain.clone(),
         }
     }
 }

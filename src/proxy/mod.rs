@@ -31,6 +31,7 @@ mod chat_body;
 mod chat_json;
 mod chunks;
 mod completion;
+mod constrain;
 mod conversation;
 mod error;
 mod faults;
@@ -61,6 +62,7 @@ mod tests;
 #[doc(hidden)]
 pub mod fuzzing;
 
+pub use constrain::Constrain;
 pub use error::ProxyError;
 pub use options::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_STEPS, DEFAULT_MAX_TURN_BYTES,

@@ -4,6 +4,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use super::constrain::Constrain;
 use super::upstream::without_userinfo;
 use crate::detect::DetectConfig;
 use crate::http_conn::{
@@ -81,6 +82,9 @@ pub struct ProxyOptions {
     /// in the system prompt in the XML tag convention instead of being
     /// declared, and earlier calls and results go upstream as text.
     pub text_tools: bool,
+    /// When a grammar of the request's tools goes with it, on a server that
+    /// takes one (`docs/constrain.md`); only `--text-tools` requests.
+    pub constrain: Constrain,
     /// Server-side tools: the hub whose tools (a gateway's MCP servers, the
     /// built-ins) join every request's tools; the proxy runs their calls
     /// itself and continues the conversation upstream.
@@ -111,6 +115,7 @@ impl fmt::Debug for ProxyOptions {
             .field("max_request_bytes", &self.max_request_bytes)
             .field("max_turn_bytes", &self.max_turn_bytes)
             .field("text_tools", &self.text_tools)
+            .field("constrain", &self.constrain)
             .field("server_tools", &self.server_tools.is_some())
             .field("max_steps", &self.max_steps)
             .field("workers", &self.workers)
@@ -144,6 +149,7 @@ impl ProxyOptions {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
             text_tools: false,
+            constrain: Constrain::Auto,
             server_tools: None,
             max_steps: DEFAULT_MAX_STEPS,
             workers: None,
@@ -246,6 +252,12 @@ impl ProxyOptions {
     /// ([`text_tools`](Self::text_tools)).
     pub fn with_text_tools(mut self, text_tools: bool) -> Self {
         self.text_tools = text_tools;
+        self
+    }
+
+    /// When a grammar goes with a request ([`constrain`](Self::constrain)).
+    pub fn with_constrain(mut self, constrain: Constrain) -> Self {
+        self.constrain = constrain;
         self
     }
 }

@@ -2,9 +2,12 @@
 //! proxy needs from it (streaming or not, usage asked for, the tools the
 //! detector must know) and the body that goes upstream.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
 use super::chat_json::{self, ChatJson};
+use super::constrain::ConstrainPlan;
 use super::error::ApiError;
 use super::raw_json::{self, Kind};
 use toolrouter_providers::Wire;
@@ -104,8 +107,9 @@ impl ChatRequest {
     }
 }
 
-/// What the upstream takes: its wire, and whether tools go as text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the upstream takes: its wire, whether tools go as text, and the
+/// grammars that go with them.
+#[derive(Debug, Clone)]
 pub(crate) struct UpstreamShape {
     /// The upstream's wire: OpenAI Chat Completions, Anthropic Messages,
     /// Gemini, native Ollama or Bedrock Converse.
@@ -114,6 +118,9 @@ pub(crate) struct UpstreamShape {
     pub(crate) text_tools: bool,
     /// `--max-request-bytes`: the most the prompt that teaches the tools may take.
     pub(crate) max_request_bytes: usize,
+    /// `--constrain`: the grammar of the taught tools, for a server that
+    /// takes one.
+    pub(crate) constrain: Option<Arc<ConstrainPlan>>,
 }
 
 impl UpstreamShape {
@@ -124,7 +131,13 @@ impl UpstreamShape {
     /// ([`to_anthropic::messages_body`], [`to_gemini::generate_body`],
     /// [`to_ollama::chat_body`], [`to_bedrock::converse_body`],
     /// [`to_responses::responses_body`]).
-    pub(crate) fn body(self, chat: &ChatJson) -> Result<Vec<u8>, ApiError> {
+    pub(crate) fn body(&self, chat: &ChatJson) -> Result<Vec<u8>, ApiError> {
+        self.constrained_body(chat).map(|(body, _)| body)
+    }
+
+    /// [`body`](Self::body), and whether a grammar went into it
+    /// (`--constrain`).
+    pub(crate) fn constrained_body(&self, chat: &ChatJson) -> Result<(Vec<u8>, bool), ApiError> {
         type Translate = fn(&Map<String, Value>) -> Result<Map<String, Value>, ApiError>;
         let translate: Option<Translate> = match self.wire {
             Wire::Anthropic => Some(to_anthropic::messages_body),
@@ -136,19 +149,27 @@ impl UpstreamShape {
         };
         if !self.text_tools && translate.is_none() {
             // The body as it came, with `stream` set: never a tree.
-            return Ok(chat.to_vec());
+            return Ok((chat.to_vec(), false));
         }
         let max_values = (self.max_request_bytes / chat_json::BYTES_PER_VALUE).max(MIN_TREE_VALUES);
         let mut tree = chat.to_tree(max_values)?;
+        // Read before `--text-tools` takes the tools out of the request.
+        let grammar = match &self.constrain {
+            Some(plan) if self.text_tools && translate.is_none() => plan.fields(&tree),
+            _ => None,
+        };
         if self.text_tools {
             text_tools::teach(&mut tree, self.max_request_bytes)?;
         }
         if let Some(translate) = translate {
             tree = translate(&tree)?;
         }
-        serde_json::to_vec(&tree).map_err(|e| {
+        let constrained = grammar.is_some();
+        tree.extend(grammar.into_iter().flatten());
+        let body = serde_json::to_vec(&tree).map_err(|e| {
             ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
-        })
+        })?;
+        Ok((body, constrained))
     }
 }
 

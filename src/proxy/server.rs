@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use toolrouter_providers::{ProviderProfile, Wire, find_profile};
 
+use super::constrain::ConstrainPlan;
 use super::error::{ApiError, INVALID_REQUEST, ProxyError, SERVER_ERROR};
 use super::handlers::{ProxyState, chat_completions, method_not_allowed, models, not_found};
 use super::options::{ProxyOptions, UpstreamKey};
@@ -165,6 +166,7 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
         .with_formats(profile_formats(found.profile));
     // `--text-tools` writes values with XML entities and teaches the model to.
     detect.xml_entities |= options.text_tools;
+    let constrain = ConstrainPlan::new(options.constrain, found.profile, options.text_tools);
     let shutdown = CancellationToken::new();
     let items = Arc::new(ItemStore::default());
     // Should a later thread fail to start, the ones started stop.
@@ -181,6 +183,7 @@ pub async fn serve_proxy(options: ProxyOptions) -> Result<ProxyServer, ProxyErro
             limits: limits.clone(),
             stop: shutdown.clone(),
             items: Arc::clone(&items),
+            constrain: constrain.clone(),
         };
         let thread = std::thread::Builder::new()
             .name(format!("toolrouter-proxy-{i}"))
@@ -224,6 +227,7 @@ struct Worker {
     limits: ConnLimits,
     stop: CancellationToken,
     items: Arc<ItemStore>,
+    constrain: Option<Arc<ConstrainPlan>>,
 }
 
 impl Worker {
@@ -257,6 +261,7 @@ impl Worker {
                 server_tools: options.server_tools.clone(),
                 max_steps: options.max_steps,
                 items: self.items,
+                constrain: self.constrain,
             });
             let router = front_door(state, options, self.token);
             serve_connections(listener, router, self.limits, self.stop).await;

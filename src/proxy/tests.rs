@@ -22,6 +22,7 @@ pub(super) const OPENAI: UpstreamShape = UpstreamShape {
     wire: Wire::OpenAiChat,
     text_tools: false,
     max_request_bytes: crate::proxy::DEFAULT_MAX_REQUEST_BYTES,
+    constrain: None,
 };
 use crate::detect::DetectConfig;
 use crate::router::{RouteEvent, RouteSession};

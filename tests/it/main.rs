@@ -19,6 +19,7 @@ mod proxy_anthropic;
 mod proxy_anthropic_upstream;
 mod proxy_broken_calls;
 mod proxy_cli;
+mod proxy_constrain;
 mod proxy_faults;
 mod proxy_gemini_upstream;
 mod proxy_hostile_auth;

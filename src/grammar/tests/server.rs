@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)]
+
 //! The request fields each server kind reads a grammar from.
 
 use serde_json::json;
