@@ -13,6 +13,7 @@ mod gateway;
 mod gateway_e2e;
 mod gateway_liveness;
 mod gateway_server;
+mod llama_server;
 mod peer_vectors;
 mod proxy;
 mod proxy_anthropic;

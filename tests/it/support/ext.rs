@@ -143,3 +143,25 @@ fn npm_install_unless(specs: &[&str], installed: impl Fn() -> bool) {
         }
     });
 }
+
+/// llama.cpp's `llama-server` and the SmolLM2-135M-Instruct model that
+/// `.ci/setup-llama.sh` builds and unpacks into the cache (`llama/`): `None`
+/// when they are not there (a build takes about 15 minutes, so the tests do
+/// not start one). With `TOOLROUTER_REQUIRE_LLAMA=1` (`.ci/run` sets it),
+/// their absence fails instead.
+pub fn llama_server() -> Option<(PathBuf, PathBuf)> {
+    let dir = ext_dir().join("llama");
+    let server = dir.join("bin").join("llama-server");
+    let model = dir.join("SmolLM2-135M-Instruct.Q4_1.gguf");
+    if server.is_file() && model.is_file() {
+        return Some((server, model));
+    }
+    let required = std::env::var_os("TOOLROUTER_REQUIRE_LLAMA").is_some_and(|v| v == "1");
+    assert!(
+        !required,
+        "TOOLROUTER_REQUIRE_LLAMA=1 but {} or {} is missing: run .ci/setup-llama.sh",
+        server.display(),
+        model.display()
+    );
+    None
+}
