@@ -7,6 +7,7 @@ use toolrouter_providers::Wire;
 
 use super::error::ChatError;
 use crate::convert::{Declarations, Dialect, xml_text};
+use crate::grammar::ToolChoice;
 use crate::router::TurnOutcome;
 
 /// How the tools reach the model.
@@ -43,7 +44,13 @@ pub struct Conversation {
     system: Option<String>,
     tools: Vec<Tool>,
     tool_mode: ToolMode,
+    tool_choice: ToolChoice,
+    /// Fields added to the request body as they are (a grammar, say).
+    extra: Map<String, Value>,
     max_tokens: u32,
+    /// Whether `max_tokens` was set: then every wire gets it.
+    max_tokens_set: bool,
+    temperature: Option<f64>,
     messages: Vec<Value>,
 }
 
@@ -91,7 +98,11 @@ impl Conversation {
             system: None,
             tools: Vec::new(),
             tool_mode: ToolMode::Declared,
+            tool_choice: ToolChoice::Auto,
+            extra: Map::new(),
             max_tokens: DEFAULT_MAX_TOKENS,
+            max_tokens_set: false,
+            temperature: None,
             messages: Vec::new(),
         })
     }
@@ -109,10 +120,42 @@ impl Conversation {
         self
     }
 
+    /// Sets the sampling temperature, sent on every wire (`temperature`;
+    /// Gemini's `generationConfig.temperature`, native Ollama's
+    /// `options.temperature`).
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets which calls the next turns must make, as each wire says it when
+    /// the tools are declared: OpenAI's `tool_choice` (`"required"`,
+    /// `"none"`, a named function), Anthropic's (`any`, `none`, `tool`),
+    /// Gemini's `toolConfig.functionCallingConfig` (`ANY`, `NONE`,
+    /// `allowedFunctionNames`). Ollama's API has none: there it is not
+    /// sent. `Auto` (the default) sends nothing. Tools taught in text have
+    /// no field for it: a grammar does it ([`set_extra_fields`](Self::set_extra_fields)).
+    pub fn set_tool_choice(&mut self, choice: ToolChoice) {
+        self.tool_choice = choice;
+    }
+
+    /// Sets fields added to the next requests' body as they are (for
+    /// example a grammar for a server that takes one:
+    /// [`ToolGrammar::chat_fields`](crate::ToolGrammar::chat_fields)); an
+    /// empty map adds none.
+    pub fn set_extra_fields(&mut self, fields: Map<String, Value>) {
+        self.extra = fields;
+    }
+
     /// Sets the most tokens a turn may generate (sent to Anthropic as
-    /// `max_tokens`, which it requires; default 4096).
+    /// `max_tokens`, which it requires; default 4096). Once set, every wire
+    /// gets it: OpenAI Chat and Ollama's OpenAI-compatible servers as
+    /// `max_tokens`, Responses as `max_output_tokens`, Gemini as
+    /// `generationConfig.maxOutputTokens`, native Ollama as
+    /// `options.num_predict`.
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = max_tokens;
+        self.max_tokens_set = true;
         self
     }
 
@@ -261,7 +304,76 @@ impl Conversation {
                 body.insert("stream".into(), json!(true));
             }
         }
+        self.sampling(&mut body);
+        if body.contains_key("tools") {
+            if let Some((key, choice)) = self.choice_field() {
+                body.insert(key.to_owned(), choice);
+            }
+        }
+        body.extend(self.extra.clone());
         Value::Object(body)
+    }
+
+    /// The token limit (when set) and the temperature, in the wire's
+    /// fields.
+    fn sampling(&self, body: &mut Map<String, Value>) {
+        let max_tokens = self.max_tokens_set.then(|| json!(self.max_tokens));
+        let temperature = self.temperature.map(|t| json!(t));
+        let (limit_key, nested) = match self.shape {
+            Shape::OpenAiChat => ("max_tokens", None),
+            Shape::OpenAiResponses => ("max_output_tokens", None),
+            // Sent with the other fields (and required there).
+            Shape::Anthropic => ("", None),
+            Shape::Gemini => ("maxOutputTokens", Some("generationConfig")),
+            Shape::Ollama => ("num_predict", Some("options")),
+        };
+        let mut fields = Map::new();
+        if let Some(n) = max_tokens.filter(|_| !limit_key.is_empty()) {
+            fields.insert(limit_key.to_owned(), n);
+        }
+        if let Some(t) = temperature {
+            fields.insert("temperature".to_owned(), t);
+        }
+        match nested {
+            Some(key) if !fields.is_empty() => {
+                body.insert(key.to_owned(), Value::Object(fields));
+            }
+            Some(_) => {}
+            None => body.extend(fields),
+        }
+    }
+
+    /// The wire's field for [`set_tool_choice`](Self::set_tool_choice), if
+    /// it has one and the choice is not `Auto`.
+    fn choice_field(&self) -> Option<(&'static str, Value)> {
+        let choice = &self.tool_choice;
+        let value = match (self.shape, choice) {
+            (_, ToolChoice::Auto) | (Shape::Ollama, _) => return None,
+            (Shape::OpenAiChat | Shape::OpenAiResponses, ToolChoice::Required) => json!("required"),
+            (Shape::OpenAiChat | Shape::OpenAiResponses, ToolChoice::None) => json!("none"),
+            (Shape::OpenAiChat, ToolChoice::Named(name)) => {
+                json!({"type": "function", "function": {"name": name}})
+            }
+            (Shape::OpenAiResponses, ToolChoice::Named(name)) => {
+                json!({"type": "function", "name": name})
+            }
+            (Shape::Anthropic, ToolChoice::Required) => json!({"type": "any"}),
+            (Shape::Anthropic, ToolChoice::None) => json!({"type": "none"}),
+            (Shape::Anthropic, ToolChoice::Named(name)) => json!({"type": "tool", "name": name}),
+            (Shape::Gemini, ToolChoice::Required) => {
+                json!({"functionCallingConfig": {"mode": "ANY"}})
+            }
+            (Shape::Gemini, ToolChoice::None) => json!({"functionCallingConfig": {"mode": "NONE"}}),
+            (Shape::Gemini, ToolChoice::Named(name)) => {
+                json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [name]}})
+            }
+        };
+        let key = if self.shape == Shape::Gemini {
+            "toolConfig"
+        } else {
+            "tool_choice"
+        };
+        Some((key, value))
     }
 
     /// A plain text message from `role` (`user` or `assistant`) in the wire's shape.

@@ -355,3 +355,123 @@ fn bedrock_endpoint_takes_the_model_id_as_one_segment_and_a_bearer_key() {
     );
     assert_eq!(found.headers[1], ("authorization", "Bearer k".to_owned()));
 }
+
+#[test]
+fn tool_choice_is_written_in_each_wires_field_and_only_with_declared_tools() {
+    use crate::grammar::ToolChoice;
+    let named = || ToolChoice::Named("calculate".to_owned());
+    let cases = [
+        (
+            Wire::OpenAiChat,
+            ToolChoice::Required,
+            "tool_choice",
+            json!("required"),
+        ),
+        (
+            Wire::OpenAiChat,
+            ToolChoice::None,
+            "tool_choice",
+            json!("none"),
+        ),
+        (
+            Wire::OpenAiChat,
+            named(),
+            "tool_choice",
+            json!({"type": "function", "function": {"name": "calculate"}}),
+        ),
+        (
+            Wire::OpenAiResponses,
+            named(),
+            "tool_choice",
+            json!({"type": "function", "name": "calculate"}),
+        ),
+        (
+            Wire::Anthropic,
+            ToolChoice::Required,
+            "tool_choice",
+            json!({"type": "any"}),
+        ),
+        (
+            Wire::Anthropic,
+            named(),
+            "tool_choice",
+            json!({"type": "tool", "name": "calculate"}),
+        ),
+        (
+            Wire::Gemini,
+            ToolChoice::Required,
+            "toolConfig",
+            json!({"functionCallingConfig": {"mode": "ANY"}}),
+        ),
+        (
+            Wire::Gemini,
+            named(),
+            "toolConfig",
+            json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["calculate"]}}),
+        ),
+    ];
+    for (wire, choice, key, want) in cases {
+        let mut chat = Conversation::new(wire, "m")
+            .unwrap()
+            .with_tools(vec![calculate()], ToolMode::Declared);
+        chat.push_user("6*7?");
+        chat.set_tool_choice(choice.clone());
+        assert_eq!(chat.request_body()[key], want, "{wire:?} {choice:?}");
+        // `Auto` sends nothing.
+        chat.set_tool_choice(ToolChoice::Auto);
+        assert!(chat.request_body().get(key).is_none(), "{wire:?}");
+    }
+    // Ollama's API has none; tools taught in text have no field for it.
+    let mut ollama = Conversation::new(Wire::Ollama, "m")
+        .unwrap()
+        .with_tools(vec![calculate()], ToolMode::Declared);
+    ollama.set_tool_choice(ToolChoice::Required);
+    assert!(ollama.request_body().get("tool_choice").is_none());
+    let mut taught = Conversation::new(Wire::OpenAiChat, "m")
+        .unwrap()
+        .with_tools(vec![calculate()], ToolMode::InText);
+    taught.set_tool_choice(ToolChoice::Required);
+    assert!(taught.request_body().get("tool_choice").is_none());
+    // Extra fields go in as they are.
+    let mut fields = serde_json::Map::new();
+    fields.insert("grammar".to_owned(), json!("root ::= \"x\""));
+    taught.set_extra_fields(fields);
+    assert_eq!(taught.request_body()["grammar"], "root ::= \"x\"");
+}
+
+#[test]
+fn a_token_limit_and_temperature_once_set_go_to_every_wire() {
+    let body = |wire| {
+        Conversation::new(wire, "m")
+            .unwrap()
+            .with_max_tokens(200)
+            .with_temperature(0.5)
+            .request_body()
+    };
+    let chat = body(Wire::OpenAiChat);
+    assert_eq!(
+        (&chat["max_tokens"], &chat["temperature"]),
+        (&json!(200), &json!(0.5))
+    );
+    let responses = body(Wire::OpenAiResponses);
+    assert_eq!(responses["max_output_tokens"], 200);
+    assert_eq!(responses["temperature"], 0.5);
+    let anthropic = body(Wire::Anthropic);
+    assert_eq!(
+        (&anthropic["max_tokens"], &anthropic["temperature"]),
+        (&json!(200), &json!(0.5))
+    );
+    assert_eq!(
+        body(Wire::Gemini)["generationConfig"],
+        json!({"maxOutputTokens": 200, "temperature": 0.5})
+    );
+    assert_eq!(
+        body(Wire::Ollama)["options"],
+        json!({"num_predict": 200, "temperature": 0.5})
+    );
+    // Not set: only Anthropic's required limit.
+    let plain = Conversation::new(Wire::OpenAiChat, "m")
+        .unwrap()
+        .request_body();
+    assert!(plain.get("max_tokens").is_none() && plain.get("temperature").is_none());
+}

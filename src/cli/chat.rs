@@ -10,8 +10,12 @@ use clap::Args;
 use futures::StreamExt;
 use serde_json::json;
 use toolrouter::providers::find_profile;
+use toolrouter::providers::{ProviderProfile, Wire};
 use toolrouter::rmcp::model::Tool;
-use toolrouter::{Conversation, ToolMode, endpoint};
+use toolrouter::{
+    Constrain, Conversation, GrammarOptions, GrammarServer, GrammarTool, ToolChoice, ToolMode,
+    WireFormat, build_grammar, endpoint,
+};
 use toolrouter::{Hub, RouteEvent, TurnOutcome};
 
 use super::help::examples;
@@ -55,9 +59,13 @@ pub(crate) struct ChatArgs {
     #[arg(long, value_name = "N", default_value_t = 8,
           value_parser = clap::value_parser!(u32).range(1..))]
     max_steps: u32,
-    /// The most tokens per turn (sent as Anthropic's required `max_tokens`).
-    #[arg(long, value_name = "N", default_value_t = 4096)]
-    max_tokens: u32,
+    /// The most tokens per turn (given: sent on every wire; not given:
+    /// Anthropic's required `max_tokens` is 4096).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u32>,
+    /// The sampling temperature (default: the server's).
+    #[arg(long, value_name = "T")]
+    temperature: Option<f64>,
     /// Give up on a response that sends nothing for this many seconds (the
     /// turn is then reported as a cut stream).
     #[arg(long, value_name = "SECS", default_value_t = 300,
@@ -73,6 +81,16 @@ pub(crate) struct ChatArgs {
     /// declaring them, for endpoints that serve a model without tool support.
     #[arg(long)]
     text_tools: bool,
+    /// The calls the first answer must make: `auto`, `required`, `none`, or
+    /// a tool's name. Later answers are `auto`, so that the loop can end.
+    #[arg(long, value_name = "CHOICE", default_value = "auto")]
+    tool_choice: String,
+    /// With --text-tools, on a server that takes a grammar (the llamacpp,
+    /// vllm and sglang profiles): send the grammar of the tools when the
+    /// turn's choice asks for calls (`auto`), also for `auto` (`always`), or
+    /// never (`off`).
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = ["off", "auto", "always"])]
+    constrain: String,
     /// Print JSON Lines: one `{"type":"request",...}` line per request, then
     /// that turn's events.
     #[arg(long)]
@@ -88,9 +106,13 @@ pub(crate) fn run(args: ChatArgs) -> Result<(), String> {
 
 async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
     let found = find_profile(&args.provider).map_err(|e| e.to_string())?;
-    let mut conversation = Conversation::new(found.wire, &args.model)
-        .map_err(|e| e.to_string())?
-        .with_max_tokens(args.max_tokens);
+    let mut conversation = Conversation::new(found.wire, &args.model).map_err(|e| e.to_string())?;
+    if let Some(max_tokens) = args.max_tokens {
+        conversation = conversation.with_max_tokens(max_tokens);
+    }
+    if let Some(temperature) = args.temperature {
+        conversation = conversation.with_temperature(temperature);
+    }
     let base_url = args
         .base_url
         .clone()
@@ -120,12 +142,21 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
     }
 
     let tools: Vec<Tool> = hub.registry().definitions();
+    let first_choice = tool_choice(&args.tool_choice, &tools)?;
+    if found.wire == Wire::Ollama && !args.text_tools && first_choice != ToolChoice::Auto {
+        return Err(format!(
+            "--tool-choice {}: Ollama's API has no tool_choice (try --text-tools on a server that takes a grammar)",
+            args.tool_choice
+        ));
+    }
+    let constrain: Constrain = args.constrain.parse()?;
+    let grammar_server = grammar_server(found.profile, args.text_tools, constrain);
     let mode = if args.text_tools {
         ToolMode::InText
     } else {
         ToolMode::Declared
     };
-    conversation = conversation.with_tools(tools, mode);
+    conversation = conversation.with_tools(tools.clone(), mode);
     if let Some(system) = &args.system {
         conversation = conversation.with_system(system.clone());
     }
@@ -151,6 +182,19 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
     let mut transcript = Transcript::default();
 
     for step in 1..=args.max_steps {
+        let choice = if step == 1 {
+            first_choice.clone()
+        } else {
+            ToolChoice::Auto
+        };
+        let grammar = match grammar_server {
+            Some(server) if choice != ToolChoice::None => {
+                constrained_fields(server, &tools, &choice, constrain)?
+            }
+            _ => serde_json::Map::new(),
+        };
+        conversation.set_extra_fields(grammar);
+        conversation.set_tool_choice(choice);
         let body = serde_json::to_vec(&conversation.request_body()).map_err(|e| e.to_string())?;
         if args.json {
             let line = json!({"type": "request", "step": step, "url": endpoint.url});
@@ -222,4 +266,58 @@ async fn chat(args: &ChatArgs, hub: &Hub) -> Result<(), String> {
         "stopped after {} requests: the model was still calling tools (raise --max-steps)",
         args.max_steps
     ))
+}
+
+/// `--tool-choice`: `auto`, `required`, `none`, or one of `tools` by name.
+fn tool_choice(choice: &str, tools: &[Tool]) -> Result<ToolChoice, String> {
+    Ok(match choice {
+        "auto" => ToolChoice::Auto,
+        "required" => ToolChoice::Required,
+        "none" => ToolChoice::None,
+        name if tools.iter().any(|t| t.name == name) => ToolChoice::Named(name.to_owned()),
+        other => {
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+            return Err(format!(
+                "--tool-choice {other}: no such tool (auto, required, none, or one of: {})",
+                names.join(", ")
+            ));
+        }
+    })
+}
+
+/// The server a grammar goes to (`--constrain`): only with `--text-tools`,
+/// on a profile that names one.
+fn grammar_server(
+    profile: &ProviderProfile,
+    text_tools: bool,
+    constrain: Constrain,
+) -> Option<GrammarServer> {
+    if !text_tools || constrain == Constrain::Off {
+        return None;
+    }
+    profile.grammar.as_deref()?.parse().ok()
+}
+
+/// The grammar fields of a turn whose choice is `choice`: none for `auto`
+/// unless `--constrain always`.
+fn constrained_fields(
+    server: GrammarServer,
+    tools: &[Tool],
+    choice: &ToolChoice,
+    constrain: Constrain,
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    if tools.is_empty() || (*choice == ToolChoice::Auto && constrain != Constrain::Always) {
+        return Ok(serde_json::Map::new());
+    }
+    let named: Vec<GrammarTool<'_>> = tools
+        .iter()
+        .map(|t| GrammarTool::new(&t.name, &t.input_schema))
+        .collect();
+    let grammar = build_grammar(
+        &named,
+        WireFormat::Xml,
+        &GrammarOptions::new(choice.clone()),
+    )
+    .map_err(|e| format!("--constrain: no grammar for the tools: {e}"))?;
+    Ok(grammar.chat_fields(server))
 }

@@ -23,7 +23,7 @@ use toolrouter::{Constrain, ProxyOptions, ProxyServer};
 
 use crate::proxy::proxy_with;
 use crate::support::ext::{llama_server, python_with_openai};
-use crate::support::repo_root;
+use crate::support::{repo_root, toolrouter_bin};
 
 /// A `llama-server` on 127.0.0.1, killed when dropped.
 struct Llama {
@@ -256,6 +256,7 @@ async fn a_real_model_behind_the_proxy_makes_valid_calls() {
     required_and_named_calls_are_valid_every_time(&llama).await;
     a_tool_loop_goes_from_a_valid_call_to_an_answer(&llama).await;
     with_constrain_always_an_auto_answer_is_text_or_valid_calls(&llama).await;
+    toolrouter_chat_completes_a_calculate_loop(&llama).await;
 }
 
 async fn required_and_named_calls_are_valid_every_time(llama: &Llama) {
@@ -343,4 +344,60 @@ async fn with_constrain_always_an_auto_answer_is_text_or_valid_calls(llama: &Lla
         }
     }
     proxy.shutdown().await;
+}
+
+/// `toolrouter chat --text-tools --tool-choice calculate` against the
+/// server itself (no proxy): the first answer is constrained to calls of the
+/// built-in `calculate`, they run, and the next answer ends the loop.
+async fn toolrouter_chat_completes_a_calculate_loop(llama: &Llama) {
+    let mut command = tokio::process::Command::new(toolrouter_bin());
+    command
+        .args(["chat", "--provider", "llamacpp", "--model", "smollm2"])
+        .args(["--base-url", &format!("{}/v1", llama.base)])
+        .args([
+            "--text-tools",
+            "--tool-choice",
+            "calculate",
+            "--max-tokens",
+            "200",
+        ])
+        .args([
+            "--prompt",
+            "Compute the expression 17*23 with the calculate tool.",
+            "--json",
+        ])
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(Duration::from_secs(600), command.output())
+        .await
+        .expect("chat finished within 10 minutes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "chat failed: {}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let requests = lines.iter().filter(|l| l["type"] == "request").count();
+    assert_eq!(requests, 2, "{stdout}");
+    // Every call of the first answer is a valid `calculate` call, run by the
+    // built-in tool.
+    let first_answer = lines
+        .iter()
+        .take_while(|l| l["type"] != "request" || l["step"] == 1);
+    let calls: Vec<&Value> = first_answer
+        .filter(|l| l["type"] == "call_end")
+        .map(|l| &l["call"])
+        .collect();
+    assert!(!calls.is_empty(), "{stdout}");
+    for call in calls {
+        assert_eq!(call["name"], "calculate", "{call}");
+        assert!(call["arguments"]["expression"].is_string(), "{call}");
+    }
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "finish", "{stdout}");
+    assert_ne!(last["stop"], "tool_use", "{stdout}");
 }
