@@ -305,10 +305,10 @@ impl Conversation {
             }
         }
         self.sampling(&mut body);
-        if body.contains_key("tools") {
-            if let Some((key, choice)) = self.choice_field() {
-                body.insert(key.to_owned(), choice);
-            }
+        if body.contains_key("tools")
+            && let Some((key, choice)) = self.choice_field()
+        {
+            body.insert(key.to_owned(), choice);
         }
         body.extend(self.extra.clone());
         Value::Object(body)
