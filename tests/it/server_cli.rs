@@ -1,5 +1,5 @@
 //! `toolrouter serve` as a real process, checked by the Python SDK client
-//! (`../shared/conformance/pyclient.py`) over stdio and Streamable HTTP.
+//! (`tests/data/conformance/pyclient.py`) over stdio and Streamable HTTP.
 #![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
