@@ -4,7 +4,9 @@
 //! arguments in one chunk, the call `id` repeated on every chunk, a missing `index`,
 //! `index` reused with a new `id`, empty-string arguments, `type` missing, `name: ""`
 //! on continuations, `finish_reason: ""`, `{"error": ...}` objects, SSE comments,
-//! Azure's `prompt_filter_results` chunk, `reasoning_content` / `reasoning`.
+//! Azure's `prompt_filter_results` chunk, `reasoning_content` / `reasoning`, and the
+//! legacy Completions stream's `choices[].text` (llama.cpp's `/v1/completions`, which
+//! the proxy's lazy grammar goes through).
 
 use std::collections::HashMap;
 
@@ -82,6 +84,10 @@ struct ChoiceIn {
     index: Option<Value>,
     #[serde(default)]
     delta: Option<DeltaIn>,
+    /// A legacy Completions chunk's text (`/v1/completions`), read when
+    /// there is no `delta`.
+    #[serde(default)]
+    text: Option<Value>,
     #[serde(default)]
     finish_reason: Option<Value>,
 }
@@ -209,6 +215,8 @@ impl OpenAiChatFrames {
                 let (name, args) = name_and_args(Some(func));
                 self.on_call_fragment(None, Some(LEGACY_INDEX), name, args, out);
             }
+        } else if let Some(text) = take_str(choice.text) {
+            out.push(ProviderDelta::Text(text));
         }
         if let Some(reason) = take_str(choice.finish_reason) {
             self.on_finish(&reason, out);

@@ -199,6 +199,28 @@ fn openai_natural_stop_after_a_call_is_tool_use() {
 }
 
 #[test]
+fn openai_legacy_completions_text_is_text_and_a_delta_wins_over_it() {
+    // llama.cpp's `/v1/completions` stream: `text`, no `delta`.
+    let text = |t: &str, finish: &str| {
+        format!(
+            r#"{{"object":"text_completion","choices":[{{"text":{t},"index":0,"logprobs":null,"finish_reason":{finish}}}]}}"#
+        )
+    };
+    let got = chat(&[
+        text(r#""Par""#, "null"),
+        text(r#""is""#, "null"),
+        text(r#""""#, r#""length""#),
+        "[DONE]".into(),
+    ]);
+    assert_eq!(got, json!({"text":"Paris","calls":[],"stop":"max_tokens"}));
+    // A chunk with both is a chat chunk: its `text` is not read.
+    let both =
+        r#"{"choices":[{"index":0,"delta":{"content":"a"},"text":"b","finish_reason":"stop"}]}"#;
+    let got = chat(&[both.to_owned()]);
+    assert_eq!(got, json!({"text":"a","calls":[],"stop":"end_turn"}));
+}
+
+#[test]
 fn openai_done_without_finish_reason_ends_naturally() {
     let got = chat(&[chunk(r#"{"content":"hi"}"#, "null"), "[DONE]".into()]);
     assert_eq!(got, json!({"text":"hi","calls":[],"stop":"end_turn"}));
