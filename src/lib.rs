@@ -60,7 +60,7 @@ pub use convert::{ConversionNote, Declarations, Dialect, NoteKind, restore_optio
 
 // Grammars that constrain a model to calls in its own dialect.
 pub use grammar::{
-    GrammarCache, GrammarError, GrammarLimits, GrammarOptions, GrammarServer, GrammarTool,
+    GrammarCache, GrammarError, GrammarLimits, GrammarOptions, GrammarServer, GrammarTool, Resumed,
     ToolChoice, ToolGrammar, UnknownGrammarServer, build_grammar,
 };
 

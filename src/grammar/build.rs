@@ -33,6 +33,9 @@ pub struct ToolGrammar {
     pub(crate) lazy_root: Option<Node>,
     pub(crate) triggers: Vec<String>,
     pub(crate) tags: Vec<Tag>,
+    /// What may follow a call's end in a per-call layout: more calls, with
+    /// parallel calls ([`ToolGrammar::gbnf_after`]).
+    pub(crate) after_call: Node,
     /// The called tools' names and input schemas, by index.
     pub(crate) tools: Vec<(String, JsonObject)>,
 }
@@ -219,6 +222,12 @@ pub fn build_grammar(
     };
     let root = g.rule("root", root_body)?;
     let tags = tags(&env, &triggers, &pieces, &call_rule, parallel);
+    let after_call = match env.layout {
+        Layout::PerCall { sep } if parallel && !pieces.is_empty() => {
+            Node::repeat(Node::seq([Node::lit(sep), call_rule.clone()]), 0, None)
+        }
+        _ => Node::Empty,
+    };
     Ok(ToolGrammar {
         dialect,
         choice: options.tool_choice.clone(),
@@ -228,6 +237,7 @@ pub fn build_grammar(
         lazy_root,
         triggers,
         tags,
+        after_call,
         tools: called
             .iter()
             .map(|t| (t.name.to_owned(), t.input_schema.clone()))

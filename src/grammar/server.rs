@@ -58,6 +58,23 @@ impl GrammarServer {
     }
 }
 
+impl GrammarServer {
+    /// The fields that carry a GBNF grammar (not lazy) in a Chat Completions
+    /// request to this server: llama.cpp's `grammar`, vLLM's
+    /// `structured_outputs.grammar`, SGLang's `ebnf`.
+    pub fn gbnf_fields(self, gbnf: String) -> Map<String, Value> {
+        let mut fields = Map::new();
+        match self {
+            Self::LlamaCpp => fields.insert("grammar".to_owned(), Value::String(gbnf)),
+            Self::Vllm => {
+                fields.insert("structured_outputs".to_owned(), json!({ "grammar": gbnf }))
+            }
+            Self::Sglang => fields.insert("ebnf".to_owned(), Value::String(gbnf)),
+        };
+        fields
+    }
+}
+
 impl fmt::Display for GrammarServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -101,28 +118,15 @@ impl ToolGrammar {
     /// | vLLM | `structured_outputs: {grammar}` | `response_format`: [`structural_tag`](Self::structural_tag) |
     /// | SGLang | `ebnf` | `response_format`: the structural tag |
     pub fn chat_fields(&self, server: GrammarServer) -> Map<String, Value> {
-        let mut fields = Map::new();
         match (server, self.is_lazy()) {
-            (GrammarServer::LlamaCpp, false) => {
-                fields.insert("grammar".to_owned(), Value::String(self.gbnf()));
-            }
-            (GrammarServer::LlamaCpp, true) => {
-                fields.insert("grammar".to_owned(), Value::String(self.gbnf_whole()));
-            }
-            (GrammarServer::Vllm, false) => {
-                fields.insert(
-                    "structured_outputs".to_owned(),
-                    json!({ "grammar": self.gbnf() }),
-                );
-            }
-            (GrammarServer::Sglang, false) => {
-                fields.insert("ebnf".to_owned(), Value::String(self.gbnf()));
-            }
+            (GrammarServer::LlamaCpp, true) => server.gbnf_fields(self.gbnf_whole()),
             (GrammarServer::Vllm | GrammarServer::Sglang, true) => {
+                let mut fields = Map::new();
                 fields.insert("response_format".to_owned(), self.structural_tag());
+                fields
             }
+            (_, false) => server.gbnf_fields(self.gbnf()),
         }
-        fields
     }
 
     /// The fields of llama.cpp's `/completion` request (a prompt already

@@ -70,7 +70,7 @@ fn ends(g: &Grammar, node: &Node, s: &str, at: usize) -> Vec<usize> {
     out
 }
 
-fn matches(g: &Grammar, node: &Node, s: &str) -> bool {
+pub(super) fn matches(g: &Grammar, node: &Node, s: &str) -> bool {
     ends(g, node, s, 0).contains(&s.len())
 }
 

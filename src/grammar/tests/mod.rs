@@ -4,5 +4,6 @@
 
 mod checks;
 mod derive;
+mod resume;
 mod roundtrip;
 mod server;
