@@ -113,12 +113,12 @@ impl ConstrainPlan {
         }
     }
 
-    /// The fields that constrain `chat` (a Chat Completions request, before
-    /// `--text-tools` rewrites it), or `None` when it is not constrained:
-    /// it has no function tool, its `tool_choice` is `none` (or `auto` when
-    /// the mode is `auto`), it carries a grammar field of its own, or its
-    /// tools give no grammar (one is then logged).
-    pub(crate) fn fields(&self, chat: &Map<String, Value>) -> Option<Map<String, Value>> {
+    /// How `chat` (a Chat Completions request, before `--text-tools`
+    /// rewrites it) is constrained, or `None` when it is not: it has no
+    /// function tool, its `tool_choice` is `none` (or `auto` when the mode is
+    /// `auto`), it carries a grammar field of its own, or its tools give no
+    /// grammar (one is then logged).
+    pub(crate) fn constraint(&self, chat: &Map<String, Value>) -> Option<Constraint> {
         let own = self
             .server
             .fields()
@@ -150,14 +150,78 @@ impl ConstrainPlan {
             .collect();
         let mut options = GrammarOptions::new(choice);
         options.parallel_tool_calls = chat.get("parallel_tool_calls") != Some(&Value::Bool(false));
-        match self.cache.get_or_build(&named, WireFormat::Xml, &options) {
-            Ok(grammar) => Some(grammar.chat_fields(self.server)),
+        let grammar = match self.cache.get_or_build(&named, WireFormat::Xml, &options) {
+            Ok(grammar) => grammar,
             Err(e) => {
                 tracing::warn!(error = %e, "--constrain: no grammar for the request's tools; sent unconstrained");
-                None
+                return None;
             }
+        };
+        // An assistant turn the client prefilled with the opening of a call:
+        // the grammar starts where the prefill stops, and the detector reads
+        // the opening before the answer.
+        let prefill = prefilled(chat);
+        if let Some(prefill) = &prefill
+            && let Some(resumed) = grammar.gbnf_after(prefill)
+        {
+            // llama.cpp's chat route answers with the prefill and what follows
+            // it, so its detector reads the opening anyway; the others answer
+            // with what follows only.
+            let opened = (self.server != GrammarServer::LlamaCpp)
+                .then(|| prefill[resumed.call_start..].to_owned());
+            return Some(Constraint {
+                fields: self.server.gbnf_fields(resumed.gbnf),
+                opened,
+                completion: None,
+            });
         }
+        // A lazy grammar on llama.cpp: its chat endpoint would put its own
+        // template's laziness over ours, so the request goes to `/completions`
+        // with a prompt templated by `/apply-template`, and the chat request
+        // with the whole grammar stands by. A prefilled turn stays on the chat
+        // route, which answers with the prefill, as llama.cpp does.
+        let completion =
+            (self.server == GrammarServer::LlamaCpp && grammar.is_lazy() && prefill.is_none())
+                .then(|| grammar.completion_fields());
+        Some(Constraint {
+            fields: grammar.chat_fields(self.server),
+            opened: None,
+            completion,
+        })
     }
+}
+
+/// How one request is constrained ([`ConstrainPlan::constraint`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Constraint {
+    /// The fields added to the Chat Completions request.
+    pub(crate) fields: Map<String, Value>,
+    /// The end of a prefilled assistant turn that opens a call, on a server
+    /// whose answer continues it without repeating it: the detector reads it
+    /// first.
+    pub(crate) opened: Option<String>,
+    /// llama.cpp with a lazy grammar: the fields of a `/completions` request
+    /// (`grammar`, `grammar_lazy`, `grammar_triggers`), sent with the prompt
+    /// `/apply-template` makes of the messages, before the chat request.
+    pub(crate) completion: Option<Map<String, Value>>,
+}
+
+/// The text of the request's last message when it is the assistant's: a
+/// turn the client began for the model to continue.
+fn prefilled(chat: &Map<String, Value>) -> Option<String> {
+    let last = chat.get("messages")?.as_array()?.last()?;
+    if last.get("role").and_then(Value::as_str) != Some("assistant") {
+        return None;
+    }
+    let text = match last.get("content")? {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => return None,
+    };
+    (!text.is_empty()).then_some(text)
 }
 
 /// Whether an upstream's error answer may be its refusal of the grammar

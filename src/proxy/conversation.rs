@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures::StreamExt;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 use toolrouter_providers::{AdapterConfig, ErrorKind, StopReason, Usage};
@@ -31,6 +32,7 @@ use super::handlers::{ProxyState, read_off_thread};
 use super::meta::ChunkMeta;
 use super::record::RequestRecord;
 use super::turn::UpstreamTurn;
+use super::upstream::AnswerStream;
 use crate::convert::Dialect;
 use crate::core::{DetectEvent, Diagnostic, ToolCall, ToolCatalog, ToolShape, WireFormat};
 use crate::router::{RouteEvent, RouteSession};
@@ -343,30 +345,62 @@ async fn send(
     let model = body.get_str("model").unwrap_or_default();
     let shape = state.shape();
     let shared = Arc::clone(body);
-    let (sent, constrained) =
-        read_off_thread(body.text_len(), move || shape.constrained_body(&shared)).await?;
-    let bytes = match state
-        .upstream
-        .post_chat(&model, sent, client_key, record)
-        .await
-    {
-        Err(refused) if constrained && may_refuse_grammar(&refused) => {
-            // Once more without the grammar: the server may not take it.
-            tracing::warn!(
-                status = refused.status.as_u16(),
-                error = %api_message(&refused),
-                "the upstream refused the request with its grammar (--constrain); sent again without it"
-            );
-            let mut shape = state.shape();
-            shape.constrain = None;
-            let shared = Arc::clone(body);
-            let sent = read_off_thread(body.text_len(), move || shape.body(&shared)).await?;
-            state
-                .upstream
-                .post_chat(&model, sent, client_key, record)
-                .await?
+    let shaped = read_off_thread(body.text_len(), move || shape.shaped(&shared)).await?;
+    let mut answer = None;
+    if let Some(lazy) = shaped.completion {
+        match state
+            .upstream
+            .post_lazy_completion(lazy, client_key, record)
+            .await
+        {
+            Ok(bytes) => answer = Some(bytes),
+            Err(refused) if may_refuse_grammar(&refused) || refused.status == 404 => {
+                tracing::warn!(
+                    status = refused.status.as_u16(),
+                    error = %api_message(&refused),
+                    "the upstream refused the lazy grammar at /apply-template and /completions (--constrain always); sent to its chat route with the whole grammar"
+                );
+            }
+            Err(error) => return Err(error),
         }
-        answer => answer?,
+    }
+    let bytes = match answer {
+        Some(bytes) => bytes,
+        None => match state
+            .upstream
+            .post_chat(&model, shaped.body, client_key, record)
+            .await
+        {
+            Err(refused) if shaped.constrained && may_refuse_grammar(&refused) => {
+                // Once more without the grammar: the server may not take it.
+                tracing::warn!(
+                    status = refused.status.as_u16(),
+                    error = %api_message(&refused),
+                    "the upstream refused the request with its grammar (--constrain); sent again without it"
+                );
+                let mut shape = state.shape();
+                shape.constrain = None;
+                let shared = Arc::clone(body);
+                let sent = read_off_thread(body.text_len(), move || shape.body(&shared)).await?;
+                state
+                    .upstream
+                    .post_chat(&model, sent, client_key, record)
+                    .await?
+            }
+            answer => answer?,
+        },
+    };
+    // The opening of a call the client prefilled: the answer goes on from
+    // it, so the detector reads it first, as the upstream's own first chunk.
+    let bytes = match shaped.opened {
+        Some(opened) => {
+            let chunk =
+                serde_json::json!({"choices": [{"index": 0, "delta": {"content": opened}}]});
+            let frame = bytes::Bytes::from(format!("data: {chunk}\n\n"));
+            let first: AnswerStream = Box::pin(futures::stream::iter([Ok(frame)]));
+            Box::pin(first.chain(bytes))
+        }
+        None => bytes,
     };
     let session = RouteSession::with_adapter_config(
         state.wire,

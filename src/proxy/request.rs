@@ -132,12 +132,11 @@ impl UpstreamShape {
     /// [`to_ollama::chat_body`], [`to_bedrock::converse_body`],
     /// [`to_responses::responses_body`]).
     pub(crate) fn body(&self, chat: &ChatJson) -> Result<Vec<u8>, ApiError> {
-        self.constrained_body(chat).map(|(body, _)| body)
+        self.shaped(chat).map(|shaped| shaped.body)
     }
 
-    /// [`body`](Self::body), and whether a grammar went into it
-    /// (`--constrain`).
-    pub(crate) fn constrained_body(&self, chat: &ChatJson) -> Result<(Vec<u8>, bool), ApiError> {
+    /// [`body`](Self::body), and how a grammar went with it (`--constrain`).
+    pub(crate) fn shaped(&self, chat: &ChatJson) -> Result<Shaped, ApiError> {
         type Translate = fn(&Map<String, Value>) -> Result<Map<String, Value>, ApiError>;
         let translate: Option<Translate> = match self.wire {
             Wire::Anthropic => Some(to_anthropic::messages_body),
@@ -149,13 +148,13 @@ impl UpstreamShape {
         };
         if !self.text_tools && translate.is_none() {
             // The body as it came, with `stream` set: never a tree.
-            return Ok((chat.to_vec(), false));
+            return Ok(Shaped::plain(chat.to_vec()));
         }
         let max_values = (self.max_request_bytes / chat_json::BYTES_PER_VALUE).max(MIN_TREE_VALUES);
         let mut tree = chat.to_tree(max_values)?;
         // Read before `--text-tools` takes the tools out of the request.
-        let grammar = match &self.constrain {
-            Some(plan) if self.text_tools && translate.is_none() => plan.fields(&tree),
+        let constraint = match &self.constrain {
+            Some(plan) if self.text_tools && translate.is_none() => plan.constraint(&tree),
             _ => None,
         };
         if self.text_tools {
@@ -164,13 +163,102 @@ impl UpstreamShape {
         if let Some(translate) = translate {
             tree = translate(&tree)?;
         }
-        let constrained = grammar.is_some();
-        tree.extend(grammar.into_iter().flatten());
-        let body = serde_json::to_vec(&tree).map_err(|e| {
+        let Some(constraint) = constraint else {
+            return Ok(Shaped::plain(write(&tree)?));
+        };
+        let completion = match constraint.completion {
+            Some(fields) => Some(LazyCompletion::of(&tree, fields)?),
+            None => None,
+        };
+        tree.extend(constraint.fields);
+        Ok(Shaped {
+            body: write(&tree)?,
+            constrained: true,
+            opened: constraint.opened,
+            completion,
+        })
+    }
+}
+
+/// A request shaped for the upstream ([`UpstreamShape::shaped`]).
+#[derive(Debug)]
+pub(crate) struct Shaped {
+    /// The body for the upstream's chat route.
+    pub(crate) body: Vec<u8>,
+    /// A grammar went into `body`.
+    pub(crate) constrained: bool,
+    /// The opening of a call that ends the prefilled assistant turn: the
+    /// detector reads it before the answer.
+    pub(crate) opened: Option<String>,
+    /// llama.cpp with a lazy grammar: the request as a prompt to template and
+    /// a `/completions` request, tried before `body`.
+    pub(crate) completion: Option<LazyCompletion>,
+}
+
+impl Shaped {
+    fn plain(body: Vec<u8>) -> Self {
+        Self {
+            body,
+            constrained: false,
+            opened: None,
+            completion: None,
+        }
+    }
+}
+
+/// A Chat Completions request as llama.cpp's `/apply-template` and
+/// `/completions` take it: the messages to template, and the rest of the
+/// request with the lazy grammar's fields, waiting for its `prompt`.
+#[derive(Debug)]
+pub(crate) struct LazyCompletion {
+    /// The body of `/apply-template`: `{"messages": …}`.
+    pub(crate) template: Vec<u8>,
+    /// The `/completions` request without its `prompt`.
+    pub(crate) request: Map<String, Value>,
+}
+
+/// The fields of a chat request that a completion request does not take.
+const CHAT_ONLY: [&str; 6] = [
+    "messages",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "functions",
+    "function_call",
+];
+
+impl LazyCompletion {
+    /// `chat` (tools already taught) as a completion request with `fields`.
+    fn of(chat: &Map<String, Value>, fields: Map<String, Value>) -> Result<Self, ApiError> {
+        #[derive(serde::Serialize)]
+        struct Template<'a> {
+            messages: Option<&'a Value>,
+        }
+        let messages = chat.get("messages");
+        let template = serde_json::to_vec(&Template { messages }).map_err(|e| {
             ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
         })?;
-        Ok((body, constrained))
+        let mut request: Map<String, Value> = chat
+            .iter()
+            .filter(|(key, _)| !CHAT_ONLY.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        // The completions route reads the bound as `max_tokens`.
+        if !request.contains_key("max_tokens")
+            && let Some(max) = request.remove("max_completion_tokens")
+        {
+            request.insert("max_tokens".to_owned(), max);
+        }
+        request.extend(fields);
+        Ok(Self { template, request })
     }
+}
+
+/// A request tree as the bytes sent.
+fn write(tree: &Map<String, Value>) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(tree).map_err(|e| {
+        ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
+    })
 }
 
 /// The tools the detector must know: every `{"type": "function", "function":

@@ -148,7 +148,7 @@ async fn a_refusal_of_the_request_without_a_grammar_is_the_clients_error() {
 async fn auto_is_constrained_only_when_always_and_never_on_a_hosted_profile() {
     let cases = [
         ("llamacpp", Constrain::Auto, json!("auto"), false),
-        ("llamacpp", Constrain::Always, json!("auto"), true),
+        ("sglang", Constrain::Always, json!("required"), true),
         ("llamacpp", Constrain::Always, json!("none"), false),
         ("llamacpp", Constrain::Off, json!("required"), false),
         (
@@ -166,10 +166,185 @@ async fn auto_is_constrained_only_when_always_and_never_on_a_hosted_profile() {
         assert_eq!(response.status(), 200);
         let sent = &upstream.received()[0].body;
         assert_eq!(
-            sent.get("grammar").is_some(),
+            sent.get("grammar").is_some() || sent.get("ebnf").is_some(),
             constrained,
             "{provider} {mode} {choice}: {sent}"
         );
+        proxy.shutdown().await;
+    }
+}
+
+/// A legacy Completions chunk of llama.cpp's `/v1/completions`.
+fn text_chunk(text: &str, finish: Value) -> String {
+    let chunk = json!({"object": "text_completion",
+                       "choices": [{"text": text, "index": 0, "logprobs": null, "finish_reason": finish}]});
+    format!("data: {chunk}\n\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn always_sends_auto_to_llamacpps_completions_with_a_lazy_grammar() {
+    let upstream = ReplayServer::start(vec![
+        Reply::json(200, &json!({"prompt": "<|im_start|>TEMPLATED"})),
+        Reply::frames([
+            text_chunk("I'll check.\n<get_weather>\n<city>Par", Value::Null),
+            text_chunk(
+                "is</city>\n<unit>celsius</unit>\n</get_weather>",
+                Value::Null,
+            ),
+            text_chunk("", json!("stop")),
+            "data: [DONE]\n\n".to_owned(),
+        ]),
+    ])
+    .await;
+    let proxy = constrained_proxy(&upstream, "llamacpp", Constrain::Always).await;
+    let mut body = with_choice(json!("auto"));
+    body["max_completion_tokens"] = json!(64);
+    body["temperature"] = json!(0);
+    let response = post(&proxy, &body).await;
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    let message = &answer["choices"][0]["message"];
+    assert_eq!(message["content"], "I'll check.\n");
+    let call = &message["tool_calls"][0]["function"];
+    assert_eq!(call["name"], "get_weather");
+    let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments, json!({"city": "Paris", "unit": "celsius"}));
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    // The taught messages, templated by the server itself.
+    assert_eq!(received[0].path, "/apply-template");
+    let messages = received[0].body["messages"].as_array().unwrap();
+    assert_eq!(received[0].body.as_object().unwrap().len(), 1);
+    assert_eq!(messages[0]["role"], "system");
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("<get_weather>")
+    );
+    assert_eq!(messages[1]["content"], "What is the weather in Paris?");
+    // Then the prompt, with the grammar from a trigger on, lazily.
+    let sent = &received[1].body;
+    assert_eq!(received[1].path, "/v1/completions");
+    assert_eq!(sent["prompt"], "<|im_start|>TEMPLATED");
+    assert_eq!(sent["grammar_lazy"], true);
+    assert_eq!(
+        sent["grammar_triggers"],
+        json!([{"type": 1, "value": "<get_weather>"}, {"type": 1, "value": "<get_time>"}])
+    );
+    assert!(
+        sent["grammar"]
+            .as_str()
+            .unwrap()
+            .starts_with("root ::= call")
+    );
+    assert_eq!(sent["max_tokens"], 64);
+    assert_eq!(sent["temperature"], 0);
+    assert_eq!(sent["stream"], true);
+    for chat_only in ["messages", "tools", "tool_choice", "max_completion_tokens"] {
+        assert!(sent.get(chat_only).is_none(), "{chat_only}: {sent}");
+    }
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_apply_template_gets_the_whole_grammar_on_its_chat_route() {
+    // llama-cpp-python's server has no `/apply-template`.
+    let upstream = ReplayServer::start(vec![
+        Reply::text(404, "Not Found"),
+        Reply::sse(recording("openai-compat.xml-text.sse")),
+    ])
+    .await;
+    let proxy = constrained_proxy(&upstream, "llamacpp", Constrain::Always).await;
+    let calls = calls_of(post(&proxy, &with_choice(json!("auto"))).await).await;
+    assert_eq!(calls, paris());
+    let received = upstream.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1].path, "/v1/chat/completions");
+    // The whole output's grammar: free text first.
+    let gbnf = received[1].body["grammar"].as_str().unwrap();
+    assert!(!gbnf.starts_with("root ::= call"), "{gbnf}");
+    assert!(received[1].body.get("grammar_lazy").is_none());
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prefilled_call_opening_is_finished_by_the_grammar_and_read_as_a_call() {
+    let chunk = |content: &str, finish: Value| {
+        let chunk = json!({"choices": [{"index": 0, "delta": {"content": content}, "finish_reason": finish}]});
+        format!("data: {chunk}\n\n")
+    };
+    // llama.cpp answers with the prefill, then what it samples; vLLM (with
+    // `continue_final_message`) with what it samples only: the proxy reads
+    // the opening first there.
+    let cases = [
+        (
+            "llamacpp",
+            Constrain::Always,
+            json!("auto"),
+            "Checking. <get_weather>\n",
+            "Checking. ",
+        ),
+        (
+            "llamacpp",
+            Constrain::Auto,
+            json!("required"),
+            "Checking. <get_weather>\n",
+            "Checking. ",
+        ),
+        ("vllm", Constrain::Always, json!("auto"), "\n", ""),
+    ];
+    for (provider, mode, choice, first, text) in cases {
+        let upstream = ReplayServer::start(vec![Reply::frames([
+            chunk(first, Value::Null),
+            chunk("<city>Paris</city>\n<unit>cel", Value::Null),
+            chunk("sius</unit>\n</get_weather>", json!("stop")),
+            "data: [DONE]\n\n".to_owned(),
+        ])])
+        .await;
+        let proxy = constrained_proxy(&upstream, provider, mode).await;
+        let mut body = with_choice(choice);
+        body["messages"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"role": "assistant", "content": "Checking. <get_weather>"}));
+        let response = post(&proxy, &body).await;
+        assert_eq!(response.status(), 200);
+        let answer: Value = response.json().await.unwrap();
+        let message = &answer["choices"][0]["message"];
+        assert_eq!(
+            answer["choices"][0]["finish_reason"], "tool_calls",
+            "{answer}"
+        );
+        assert_eq!(
+            message["content"].as_str().unwrap_or(""),
+            text,
+            "{provider}: {answer}"
+        );
+        assert_eq!(
+            message["tool_calls"].as_array().unwrap().len(),
+            1,
+            "{answer}"
+        );
+        let call = &message["tool_calls"][0]["function"];
+        assert_eq!(call["name"], "get_weather");
+        let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(arguments, json!({"city": "Paris", "unit": "celsius"}));
+        let received = upstream.received();
+        assert_eq!(received.len(), 1);
+        assert_eq!(received[0].path, "/v1/chat/completions");
+        let sent = &received[0].body;
+        // The grammar begins after the tag; the prefill goes as it was.
+        let gbnf = match provider {
+            "vllm" => sent["structured_outputs"]["grammar"].as_str().unwrap(),
+            _ => sent["grammar"].as_str().unwrap(),
+        };
+        assert!(
+            gbnf.starts_with("root ::= \"\\n\" get-weather-args"),
+            "{gbnf}"
+        );
+        let last = sent["messages"].as_array().unwrap().last().unwrap();
+        assert_eq!(last["content"], "Checking. <get_weather>");
         proxy.shutdown().await;
     }
 }

@@ -5,6 +5,13 @@ use serde_json::{Map, Value, json};
 use super::*;
 use toolrouter_providers::find_profile;
 
+impl ConstrainPlan {
+    /// The fields a request gets.
+    fn fields(&self, chat: &Map<String, Value>) -> Option<Map<String, Value>> {
+        self.constraint(chat).map(|c| c.fields)
+    }
+}
+
 fn plan(mode: Constrain, provider: &str) -> Option<Arc<ConstrainPlan>> {
     ConstrainPlan::new(mode, find_profile(provider).unwrap().profile, true)
 }
@@ -78,6 +85,97 @@ fn required_and_named_choices_are_constrained_and_auto_only_when_always() {
     let vllm = plan(Constrain::Always, "vllm").unwrap();
     let fields = vllm.fields(&chat(json!({"tool_choice": "auto"}))).unwrap();
     assert_eq!(fields["response_format"]["type"], "structural_tag");
+}
+
+#[test]
+fn a_lazy_grammar_on_llamacpp_goes_to_its_completions_route() {
+    let always = plan(Constrain::Always, "llamacpp").unwrap();
+    let lazy = always.constraint(&chat(json!({}))).unwrap();
+    let completion = lazy.completion.unwrap();
+    assert_eq!(completion["grammar_lazy"], true);
+    assert_eq!(
+        completion["grammar_triggers"],
+        json!([{"type": 1, "value": "<get_weather>"}, {"type": 1, "value": "<get_time>"}])
+    );
+    // From a trigger on: the grammar starts with a call.
+    let gbnf = completion["grammar"].as_str().unwrap();
+    assert!(gbnf.starts_with("root ::= call"), "{gbnf}");
+    // The chat request that stands by carries the whole grammar.
+    assert_ne!(lazy.fields["grammar"], completion["grammar"]);
+    // Not lazy, or not llama.cpp: the chat route only.
+    let required = always
+        .constraint(&chat(json!({"tool_choice": "required"})))
+        .unwrap();
+    assert_eq!(required.completion, None);
+    let vllm = plan(Constrain::Always, "vllm").unwrap();
+    assert_eq!(vllm.constraint(&chat(json!({}))).unwrap().completion, None);
+}
+
+#[test]
+fn a_prefilled_call_opening_is_resumed_in_every_mode_that_constrains() {
+    let prefill = |content: Value, extra: Value| {
+        let mut request = chat(extra);
+        request["messages"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"role": "assistant", "content": content}));
+        request
+    };
+    for (mode, extra) in [
+        (Constrain::Always, json!({})),
+        (Constrain::Auto, json!({"tool_choice": "required"})),
+    ] {
+        let plan = plan(mode, "llamacpp").unwrap();
+        let resumed = plan
+            .constraint(&prefill(
+                json!("Let me check. <get_weather>"),
+                extra.clone(),
+            ))
+            .unwrap();
+        // llama.cpp answers with the prefill: nothing to read first.
+        assert_eq!(resumed.opened, None);
+        assert_eq!(resumed.completion, None);
+        // The grammar goes on after the tag: no trigger again, no free text,
+        // the weather call first (then, in parallel, any call).
+        let gbnf = resumed.fields["grammar"].as_str().unwrap();
+        let root = gbnf.lines().next().unwrap();
+        assert!(
+            root.starts_with("root ::= \"\\n\" get-weather-args \"</get_weather>\""),
+            "{gbnf}"
+        );
+        // Content given as parts reads the same.
+        let parts = json!([{"type": "text", "text": "Let me check. "}, {"type": "text", "text": "<get_weather>"}]);
+        assert_eq!(
+            plan.constraint(&prefill(parts, extra.clone())).unwrap(),
+            resumed
+        );
+        // A prefill that opens no call is no resumption.
+        let plain = plan
+            .constraint(&prefill(json!("Let me check."), extra))
+            .unwrap();
+        let gbnf = plain.fields["grammar"].as_str().unwrap();
+        assert!(!gbnf.starts_with("root ::= \"\\n\""), "{gbnf}");
+    }
+    // Any prefill keeps llama.cpp on its chat route.
+    let always = plan(Constrain::Always, "llamacpp").unwrap();
+    let plain = always
+        .constraint(&prefill(json!("Well,"), json!({})))
+        .unwrap();
+    assert_eq!(plain.completion, None);
+    assert!(plain.fields["grammar"].is_string());
+    // `auto` mode leaves `tool_choice: auto` alone, prefilled or not.
+    let auto = plan(Constrain::Auto, "llamacpp").unwrap();
+    assert!(
+        auto.constraint(&prefill(json!("<get_weather>"), json!({})))
+            .is_none()
+    );
+    // vLLM and SGLang get the rest as their GBNF field.
+    let vllm = plan(Constrain::Always, "vllm").unwrap();
+    let resumed = vllm
+        .constraint(&prefill(json!("<get_time>"), json!({})))
+        .unwrap();
+    assert!(resumed.fields["structured_outputs"]["grammar"].is_string());
+    assert_eq!(resumed.opened.as_deref(), Some("<get_time>"));
 }
 
 #[test]

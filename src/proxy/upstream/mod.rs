@@ -19,6 +19,7 @@ use toolrouter_providers::{ProviderProfile, Wire};
 use super::error::{ApiError, ProxyError};
 use super::options::{ProxyOptions, UpstreamKey};
 use super::record::RequestRecord;
+use super::request::LazyCompletion;
 use crate::chat::endpoint;
 use crate::chat::endpoint::{key_header, models_url};
 
@@ -245,25 +246,74 @@ impl Upstream {
             }
         };
         record.upstream_answered(status);
-        tracing::debug!(%status, "upstream answered");
+        streamed(status, content_type, stream).await
+    }
+
+    /// Sends a lazily constrained request to llama.cpp (`--constrain
+    /// always`): its messages to `/apply-template`, then the prompt it
+    /// makes with the grammar to `/completions`, whose stream the Chat
+    /// Completions adapter reads (`choices[].text`).
+    pub(crate) async fn post_lazy_completion(
+        &self,
+        lazy: LazyCompletion,
+        client_key: Option<&str>,
+        record: &mut RequestRecord,
+    ) -> Result<AnswerStream, ApiError> {
+        let mut headers = self.headers(client_key);
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        // `/apply-template` is at the server's root, beside `/v1`.
+        let root = self.base.strip_suffix("/v1").unwrap_or(&self.base);
+        let bound = lazy.template.len().saturating_mul(2).max(MAX_PASSED_BYTES);
+        let response = self
+            .client
+            .post(format!("{root}/apply-template"))
+            .headers(headers.clone())
+            .body(lazy.template)
+            .send()
+            .await
+            .map_err(|e| unreachable(UpstreamError::Client(e)))?;
+        let status = response.status();
+        let answer = read_bounded(bytes_of(response), bound.saturating_add(1)).await;
         if !status.is_success() {
-            let body = read_bounded(stream, MAX_ERROR_BYTES).await;
-            tracing::trace!(body = %String::from_utf8_lossy(&body), "upstream error body");
-            return Err(ApiError::from_upstream(status, &body));
+            return Err(ApiError::from_upstream(status, &answer));
         }
-        let json = content_type
-            .as_ref()
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim_start().starts_with("application/json"));
-        if json {
-            // A server that ignored `stream: true`: its one answer is not a
-            // stream this wire's adapter reads.
-            return Err(ApiError::bad_gateway(
-                "the upstream answered with one JSON object, not the event stream the proxy asked for (`stream: true`)",
-                "upstream_not_streaming",
-            ));
-        }
-        Ok(stream)
+        let prompt = serde_json::from_slice::<serde_json::Value>(&answer)
+            .ok()
+            .and_then(|mut v| match v.get_mut("prompt")?.take() {
+                serde_json::Value::String(prompt) => Some(prompt),
+                _ => None,
+            })
+            .filter(|_| answer.len() <= bound)
+            .ok_or_else(|| {
+                ApiError::bad_gateway(
+                    "the upstream's `/apply-template` answer has no `prompt` string",
+                    "upstream_malformed",
+                )
+            })?;
+        let mut request = lazy.request;
+        request.insert("prompt".to_owned(), serde_json::Value::String(prompt));
+        let body = serde_json::to_vec(&request).map_err(|e| {
+            ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
+        })?;
+        headers.insert(
+            http::header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        let response = self
+            .client
+            .post(format!("{}/completions", self.base))
+            .headers(headers)
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| unreachable(UpstreamError::Client(e)))?;
+        let status = response.status();
+        let content_type = response.headers().get(http::header::CONTENT_TYPE).cloned();
+        record.upstream_answered(status);
+        streamed(status, content_type, bytes_of(response)).await
     }
 
     /// The chat URL for `model` on a wire that puts the model in the URL.
@@ -456,6 +506,34 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// An upstream's answer to a streamed request: its byte stream, or the error
+/// it answered with.
+async fn streamed(
+    status: StatusCode,
+    content_type: Option<HeaderValue>,
+    stream: AnswerStream,
+) -> Result<AnswerStream, ApiError> {
+    tracing::debug!(%status, "upstream answered");
+    if !status.is_success() {
+        let body = read_bounded(stream, MAX_ERROR_BYTES).await;
+        tracing::trace!(body = %String::from_utf8_lossy(&body), "upstream error body");
+        return Err(ApiError::from_upstream(status, &body));
+    }
+    let json = content_type
+        .as_ref()
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"));
+    if json {
+        // A server that ignored `stream: true`: its one answer is not a
+        // stream this wire's adapter reads.
+        return Err(ApiError::bad_gateway(
+            "the upstream answered with one JSON object, not the event stream the proxy asked for (`stream: true`)",
+            "upstream_not_streaming",
+        ));
+    }
+    Ok(stream)
 }
 
 /// The first `max` bytes of an answer's body (fewer if it breaks off).
