@@ -53,7 +53,10 @@ pub use detect::{
 };
 
 // Routing a provider's stream: detect, execute, collect.
-pub use router::{CallResult, RouteEvent, RouteSession, RouteStream, Router, TurnOutcome};
+pub use router::{
+    CallResult, Frame, RawBytes, RouteEvent, RouteInput, RouteSession, RouteStream, Router,
+    TurnOutcome,
+};
 
 // Converters to and from each provider's dialect.
 pub use convert::{ConversionNote, Declarations, Dialect, NoteKind, restore_optional_nulls};

@@ -14,8 +14,9 @@ use tokio::task::{JoinHandle, JoinSet};
 use toolrouter_providers::{AdapterConfig, Wire};
 
 use super::event::RouteEvent;
+use super::input::{RawBytes, RouteInput};
 use super::outcome::TurnOutcome;
-use super::release::release;
+use super::release::release_sized;
 use super::session::RouteSession;
 use crate::core::DetectEvent;
 use crate::detect::DetectConfig;
@@ -91,11 +92,24 @@ impl Router {
         B: AsRef<[u8]> + Send + 'static,
         E: Display + Send + 'static,
     {
+        self.route_items(wire, bytes.map(|chunk| chunk.map(RawBytes)))
+    }
+
+    /// [`route`](Self::route) for a typed client's stream: its items
+    /// ([`RouteInput`]: decoded frames, neutral deltas, raw bytes) instead of
+    /// the wire's bytes. The stream's end ends the turn, as the bytes' end
+    /// does; an item that is an error breaks it off.
+    pub fn route_items<S, I, E>(&self, wire: Wire, items: S) -> RouteStream
+    where
+        S: Stream<Item = Result<I, E>> + Send + 'static,
+        I: RouteInput + Send + 'static,
+        E: Display + Send + 'static,
+    {
         let (tx, rx) = mpsc::channel(256);
         let session = self.session(wire);
         let executor = self.executor.clone();
         let execute = self.execute;
-        let task = tokio::spawn(drive(session, executor, execute, bytes, tx));
+        let task = tokio::spawn(drive(session, executor, execute, items, tx));
         RouteStream { rx, task }
     }
 
@@ -106,13 +120,28 @@ impl Router {
         B: AsRef<[u8]> + Send + 'static,
         E: Display + Send + 'static,
     {
-        let mut stream = self.route(wire, bytes);
-        let mut outcome = TurnOutcome::new(wire);
-        while let Some(event) = stream.next().await {
-            outcome.push(&event);
-        }
-        outcome
+        collect(wire, self.route(wire, bytes)).await
     }
+
+    /// [`route_to_end`](Self::route_to_end) for a typed client's stream
+    /// ([`route_items`](Self::route_items)).
+    pub async fn route_items_to_end<S, I, E>(&self, wire: Wire, items: S) -> TurnOutcome
+    where
+        S: Stream<Item = Result<I, E>> + Send + 'static,
+        I: RouteInput + Send + 'static,
+        E: Display + Send + 'static,
+    {
+        collect(wire, self.route_items(wire, items)).await
+    }
+}
+
+/// Every event of `stream`, into a turn's outcome.
+async fn collect(wire: Wire, mut stream: RouteStream) -> TurnOutcome {
+    let mut outcome = TurnOutcome::new(wire);
+    while let Some(event) = stream.next().await {
+        outcome.push(&event);
+    }
+    outcome
 }
 
 /// The event stream of one routed response; see [`Router::route`].
@@ -144,15 +173,15 @@ struct Finished {
     elapsed_ms: u64,
 }
 
-async fn drive<S, B, E>(
+async fn drive<S, I, E>(
     mut session: RouteSession,
     executor: Executor,
     execute: bool,
     bytes: S,
     tx: mpsc::Sender<RouteEvent>,
 ) where
-    S: Stream<Item = Result<B, E>> + Send + 'static,
-    B: AsRef<[u8]> + Send,
+    S: Stream<Item = Result<I, E>> + Send + 'static,
+    I: RouteInput + Send + 'static,
     E: Display + Send,
 {
     // Let go once the turn has ended: its source may never end by itself.
@@ -165,7 +194,7 @@ async fn drive<S, B, E>(
         let mut gone = false;
         tokio::select! {
             chunk = next_chunk(&mut bytes), if bytes.is_some() => match chunk {
-                Some(Ok(chunk)) => session.feed(chunk.as_ref(), &mut events),
+                Some(Ok(item)) => item.feed_into(&mut session, &mut events),
                 Some(Err(e)) => {
                     // The turn's error, so its `Finish` says so too.
                     session.abort(format!("the provider stream broke: {e}"), &mut events);
@@ -213,7 +242,7 @@ async fn drive<S, B, E>(
             && let Some(rest) = bytes.take()
         {
             // The end marker came first.
-            release(rest);
+            release_sized(rest, RouteInput::size);
         }
         for event in events.drain(..) {
             if execute && let RouteEvent::Detect(DetectEvent::CallEnd { index, call }) = &event {

@@ -22,17 +22,25 @@ const MAX_RELEASE_BYTES: usize = 64 * 1024;
 /// Reads what is left of `stream` in the background, at most
 /// [`MAX_RELEASE_BYTES`] for at most [`RELEASE_GRACE`], then drops it.
 /// Outside a Tokio runtime it is dropped at once.
-pub(crate) fn release<S, B, E>(mut stream: S)
+pub(crate) fn release<S, B, E>(stream: S)
 where
     S: Stream<Item = Result<B, E>> + Unpin + Send + 'static,
-    B: AsRef<[u8]>,
+    B: AsRef<[u8]> + 'static,
+{
+    release_sized(stream, |chunk: &B| chunk.as_ref().len());
+}
+
+/// [`release`] for a stream of items of any kind, each `size(item)` bytes.
+pub(crate) fn release_sized<S, I: 'static, E>(mut stream: S, size: fn(&I) -> usize)
+where
+    S: Stream<Item = Result<I, E>> + Unpin + Send + 'static,
 {
     let mut budget = MAX_RELEASE_BYTES;
     // What has come already needs no task.
     loop {
         match stream.next().now_or_never() {
-            Some(Some(Ok(chunk))) if chunk.as_ref().len() < budget => {
-                budget -= chunk.as_ref().len();
+            Some(Some(Ok(chunk))) if size(&chunk) < budget => {
+                budget -= size(&chunk);
             }
             Some(_) => return,
             None => break,
@@ -44,7 +52,7 @@ where
     runtime.spawn(async move {
         let drain = async {
             while let Some(Ok(chunk)) = stream.next().await {
-                let n = chunk.as_ref().len();
+                let n = size(&chunk);
                 if n >= budget {
                     return;
                 }

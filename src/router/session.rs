@@ -43,6 +43,13 @@ pub struct RouteSession {
     detected: Vec<DetectEvent>,
     n_completed: usize,
     finished: bool,
+    /// Bytes or frames went to the wire's adapter.
+    wire_fed: bool,
+    /// Neutral deltas were fed ([`feed_deltas`](Self::feed_deltas)): when
+    /// nothing went to the adapter, `finish` does not ask it.
+    deltas_fed: bool,
+    /// A delta said the stream was cut off.
+    cut: bool,
 }
 
 impl std::fmt::Debug for RouteSession {
@@ -81,6 +88,9 @@ impl RouteSession {
             detected: Vec::new(),
             n_completed: 0,
             finished: false,
+            wire_fed: false,
+            deltas_fed: false,
+            cut: false,
         }
     }
 
@@ -101,6 +111,7 @@ impl RouteSession {
         if self.finished {
             return;
         }
+        self.wire_fed = true;
         let result = self.adapter.feed(bytes, &mut self.deltas);
         self.drain_deltas(out);
         match result {
@@ -108,6 +119,45 @@ impl RouteSession {
             Ok(()) if self.adapter.is_done() => self.finish(out),
             Ok(()) => {}
         }
+    }
+
+    /// Feeds one frame a client decoded itself (an SSE event's name and
+    /// data, an NDJSON line; [`WireAdapter::feed_frame`]), past the framing;
+    /// as [`feed`](Self::feed) otherwise. A typed client's item that failed
+    /// to deserialize but kept its text goes in here, so nothing is lost.
+    pub fn feed_frame(&mut self, event: &str, data: &[u8], out: &mut Vec<RouteEvent>) {
+        if self.finished {
+            return;
+        }
+        self.wire_fed = true;
+        self.adapter.feed_frame(event, data, &mut self.deltas);
+        self.drain_deltas(out);
+        if self.adapter.is_done() {
+            self.finish(out);
+        }
+    }
+
+    /// Feeds neutral deltas, which a typed client's items were mapped to
+    /// (text, reasoning, tool-call start / arguments / end, usage, finish,
+    /// errors): the wire's adapter is skipped, the rest is as for bytes
+    /// (text through the detector, calls assembled and bounded). Feed the
+    /// deltas of one item together: a call's start and the signature that
+    /// comes with it (Gemini's) go out in that order only when they arrive in
+    /// one batch, as a wire's frame gives them. A turn fed
+    /// only deltas that [`finish`](Self::finish)es without a
+    /// [`ProviderDelta::Finish`] or an error was cut off, as on the byte
+    /// path.
+    pub fn feed_deltas(
+        &mut self,
+        deltas: impl IntoIterator<Item = ProviderDelta>,
+        out: &mut Vec<RouteEvent>,
+    ) {
+        if self.finished {
+            return;
+        }
+        self.deltas_fed = true;
+        self.deltas.extend(deltas);
+        self.drain_deltas(out);
     }
 
     /// Whether the turn has ended: its `Finish` was appended (by
@@ -124,7 +174,18 @@ impl RouteSession {
         if self.finished {
             return;
         }
-        let result = self.adapter.finish(&mut self.deltas);
+        let result = if self.deltas_fed && !self.wire_fed {
+            // A typed stream's end: cut off unless it said it finished.
+            if self.status.raw_stop().is_none() && !self.status.provider_error() && !self.cut {
+                self.deltas.push(ProviderDelta::Error {
+                    kind: ErrorKind::Truncated,
+                    message: "stream ended before a finish reason".to_owned(),
+                });
+            }
+            Ok(())
+        } else {
+            self.adapter.finish(&mut self.deltas)
+        };
         self.drain_deltas(out);
         if let Err(e) = result {
             // `fail` ends the calls and writes the one `Finish`.
@@ -253,7 +314,8 @@ impl RouteSession {
                     });
                 }
                 ProviderDelta::Usage(usage) => out.push(RouteEvent::Usage { usage }),
-                ProviderDelta::Error { .. } => {
+                ProviderDelta::Error { kind, .. } => {
+                    self.cut |= kind == ErrorKind::Truncated;
                     self.status.push(&delta);
                     self.drain_detected(out);
                     if let ProviderDelta::Error { kind, message } = delta {

@@ -35,6 +35,7 @@ mod proxy_upstream_conn;
 mod proxy_vercel;
 mod registry;
 mod route;
+mod route_items;
 mod server_cli;
 mod server_http;
 mod server_http_deploy;

@@ -116,6 +116,22 @@ impl WireAdapter for BedrockAdapter {
         Ok(())
     }
 
+    fn feed_frame(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        if self.finished || self.events.end.done {
+            return;
+        }
+        let data = data.trim_ascii();
+        if data.is_empty() {
+            return;
+        }
+        if event.is_empty() {
+            // A JSON line: `{"eventName": {...}}`.
+            self.events.on_data("", data, out);
+        } else if let Some(body) = parse_frame::<BodyIn>(data, out) {
+            self.events.on_event(event, body, out);
+        }
+    }
+
     fn is_done(&self) -> bool {
         self.events.end.done
     }

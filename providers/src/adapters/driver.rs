@@ -134,6 +134,16 @@ impl<H: FrameHandler> WireAdapter for SseAdapter<H> {
         Ok(())
     }
 
+    fn feed_frame(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        if self.finished || self.handler.is_done() {
+            return;
+        }
+        let data = data.trim_ascii();
+        if !data.is_empty() {
+            self.handler.on_data(event, data, out);
+        }
+    }
+
     fn is_done(&self) -> bool {
         self.handler.is_done()
     }
@@ -199,6 +209,16 @@ impl<H: FrameHandler> WireAdapter for NdjsonAdapter<H> {
         lines.finish(|line| dispatch_line(line, handler, out));
         handler.on_end(out);
         Ok(())
+    }
+
+    fn feed_frame(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
+        if self.finished || self.handler.is_done() {
+            return;
+        }
+        let data = data.trim_ascii();
+        if !data.is_empty() {
+            self.handler.on_data(event, data, out);
+        }
     }
 
     fn is_done(&self) -> bool {

@@ -69,6 +69,16 @@ pub trait WireAdapter: Send {
     /// ([`ErrorKind::Truncated`](crate::ErrorKind::Truncated)).
     fn finish(&mut self, out: &mut Vec<ProviderDelta>) -> Result<(), AdapterError>;
 
+    /// Feeds one frame the caller decoded itself, past the framing: an SSE
+    /// event's `event:` name (`""` when it has none) and `data:` (Chat
+    /// Completions, Responses, Anthropic, Gemini), an NDJSON line with the
+    /// name `""` (Ollama), a Bedrock event as a JSON line (`""`,
+    /// `{"contentBlockDelta": {...}}`) or as its `:event-type` and bare body.
+    /// For clients that hand out each frame's text (a typed client's raw
+    /// frame, a chunk it re-serialized); frames fed after the end marker are
+    /// ignored, as bytes are.
+    fn feed_frame(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>);
+
     /// Whether the wire's end marker has been read: `data: [DONE]` (OpenAI
     /// Chat Completions), `message_stop` (Anthropic), `response.completed`,
     /// `response.incomplete` or `response.failed` (Responses), the `done: true`

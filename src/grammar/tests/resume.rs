@@ -2,6 +2,8 @@
 //! trigger) resumes in a grammar that accepts exactly the rest of the calls
 //! derived from the whole grammar, in every dialect.
 
+#![allow(clippy::unwrap_used)]
+
 use super::checks::matches;
 use super::derive::Deriver;
 use super::roundtrip::{DIALECTS, tool_sets};

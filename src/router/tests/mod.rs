@@ -332,6 +332,14 @@ impl toolrouter_providers::WireAdapter for LostAtFinish {
             reason: "prelude checksum mismatch".to_owned(),
         })
     }
+
+    fn feed_frame(
+        &mut self,
+        _event: &str,
+        _data: &[u8],
+        _out: &mut Vec<toolrouter_providers::ProviderDelta>,
+    ) {
+    }
 }
 
 /// An adapter that cannot finish ends the turn with exactly
