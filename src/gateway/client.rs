@@ -12,6 +12,8 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
+
+use crate::core::without_userinfo_in;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -183,7 +185,10 @@ async fn connect_http(
         Ok(service) => Ok(Connected { service, pid: None }),
         Err(e) => Err(UpstreamError::Protocol {
             server: server.to_owned(),
-            reason: format!("handshake with {} failed: {e}", http.url),
+            // Neither the URL nor the client's error may show a password
+            // the URL carries.
+            reason: without_userinfo_in(&format!("handshake with {} failed: {e}", http.url))
+                .into_owned(),
         }),
     }
 }

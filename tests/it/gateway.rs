@@ -708,6 +708,34 @@ async fn an_unstartable_upstream_keeps_retrying_while_the_others_work() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_upstreams_password_never_shows_in_its_state() {
+    // A port nothing listens on: the handshake fails, and the error quotes
+    // the URL.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://agent:s3cret-pw@127.0.0.1:{port}/mcp");
+    let config = config(vec![UpstreamConfig::new(
+        "remote",
+        UpstreamTransport::Http(HttpTransport::new(url.as_str())),
+    )]);
+    let (gateway, _registry) = start(&config).await;
+    match state_of(&gateway, "remote") {
+        UpstreamState::Restarting { last_error, .. } => {
+            assert!(!last_error.contains("s3cret"), "{last_error}");
+            assert!(
+                last_error.contains(&format!("http://***@127.0.0.1:{port}/mcp")),
+                "{last_error}"
+            );
+        }
+        other => panic!("remote: {other}"),
+    }
+    gateway.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamable_http_upstream_with_headers_and_a_bearer_token() {
     let seen = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
     let url = http_upstream::serve(seen.clone()).await;

@@ -5,7 +5,6 @@
 //! `ApiError` carrying the upstream's status.
 
 mod pool;
-mod redact;
 
 use std::sync::Arc;
 
@@ -23,7 +22,7 @@ use super::request::LazyCompletion;
 use crate::chat::endpoint;
 use crate::chat::endpoint::{key_header, models_url};
 
-pub(crate) use redact::without_userinfo;
+pub(crate) use crate::core::without_userinfo;
 
 /// The Messages API version sent to an Anthropic upstream (the one the
 /// router's Anthropic adapter reads).
