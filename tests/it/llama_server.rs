@@ -19,7 +19,10 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolrouter::{Constrain, ProxyOptions, ProxyServer};
+use toolrouter::{
+    Constrain, GrammarError, GrammarOptions, GrammarTool, JsonObject, ProxyOptions, ProxyServer,
+    ToolChoice, WireFormat, build_grammar,
+};
 
 use crate::proxy::proxy_with;
 use crate::support::ext::{llama_server, python_with_openai};
@@ -253,10 +256,93 @@ async fn a_real_model_behind_the_proxy_makes_valid_calls() {
     let Some(llama) = Llama::start().await else {
         return;
     };
+    every_dialects_grammar_is_accepted_by_the_server(&llama).await;
     required_and_named_calls_are_valid_every_time(&llama).await;
     a_tool_loop_goes_from_a_valid_call_to_an_answer(&llama).await;
     with_constrain_always_an_auto_answer_is_text_or_valid_calls(&llama).await;
     toolrouter_chat_completes_a_calculate_loop(&llama).await;
+}
+
+/// Every text dialect's grammar for the test tool sets, in every form the
+/// proxy or a library user sends (calls only, one named tool, lazy from a
+/// trigger with its triggers, the whole output, no calls), is taken by
+/// llama.cpp's grammar parser: `/completion` samples a token or two under it.
+async fn every_dialects_grammar_is_accepted_by_the_server(llama: &Llama) {
+    let client = reqwest::Client::new();
+    let (mut sent, mut unrepresentable) = (0, 0);
+    for &dialect in WireFormat::ALL {
+        for (_, tools, named, set) in tool_sets() {
+            let schemas: Vec<(String, JsonObject)> = tools
+                .iter()
+                .map(|t| {
+                    let f = &t["function"];
+                    let schema = f["parameters"].as_object().unwrap().clone();
+                    (f["name"].as_str().unwrap().to_owned(), schema)
+                })
+                .collect();
+            let specs: Vec<GrammarTool<'_>> = schemas
+                .iter()
+                .map(|(name, schema)| GrammarTool::new(name, schema))
+                .collect();
+            let choices = [
+                ToolChoice::Required,
+                ToolChoice::Named(named.to_owned()),
+                ToolChoice::Auto,
+                ToolChoice::None,
+            ];
+            for choice in choices {
+                let options = GrammarOptions::new(choice.clone());
+                let grammar = match build_grammar(&specs, dialect, &options) {
+                    Ok(grammar) => grammar,
+                    Err(GrammarError::NotATextDialect(_)) => continue,
+                    // A parameter the dialect cannot name (`from` in Python
+                    // keyword arguments): a typed error, no grammar to send.
+                    Err(e @ GrammarError::Unrepresentable { .. }) => {
+                        eprintln!("{dialect} {set}: {e}");
+                        unrepresentable += 1;
+                        continue;
+                    }
+                    Err(e) => panic!("{dialect} {set} {choice:?}: {e}"),
+                };
+                let mut forms = vec![("whole", json!({"grammar": grammar.gbnf_whole()}))];
+                if grammar.is_lazy() {
+                    let lazy = Value::Object(grammar.completion_fields());
+                    forms.push(("lazy", lazy));
+                }
+                for (form, fields) in forms {
+                    let mut body = json!({"prompt": "Hi", "n_predict": 2, "temperature": 0});
+                    body.as_object_mut()
+                        .unwrap()
+                        .extend(fields.as_object().unwrap().clone());
+                    let response = client
+                        .post(format!("{}/completion", llama.base))
+                        .json(&body)
+                        .send()
+                        .await
+                        .unwrap();
+                    let status = response.status();
+                    let text = response.text().await.unwrap();
+                    assert_eq!(
+                        status,
+                        200,
+                        "{dialect} {set} {choice:?} {form}: {text}\n{}",
+                        fields["grammar"].as_str().unwrap_or_default()
+                    );
+                    sent += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "llama-server took {sent} grammars ({unrepresentable} tool sets a dialect cannot carry)"
+    );
+    // 27 dialects, 3 tool sets, 5 forms each, less the sets that cannot be
+    // carried (at most the booking set in the three Python-style dialects).
+    assert!(unrepresentable <= 3 * 4, "{unrepresentable}");
+    assert!(
+        sent >= 27 * 3 * 5 - 3 * 5,
+        "only {sent} grammars were built"
+    );
 }
 
 async fn required_and_named_calls_are_valid_every_time(llama: &Llama) {
@@ -323,15 +409,22 @@ async fn a_tool_loop_goes_from_a_valid_call_to_an_answer(llama: &Llama) {
 }
 
 async fn with_constrain_always_an_auto_answer_is_text_or_valid_calls(llama: &Llama) {
-    let proxy = proxy(llama, Constrain::Always).await;
-    let requests: Vec<Value> = ["Say hello.", "What is the weather in Paris?"]
+    let always = proxy(llama, Constrain::Always).await;
+    let off = proxy(llama, Constrain::Off).await;
+    let ask = |messages: Value, stream: bool| {
+        json!({"model": "smollm2", "messages": messages, "tools": [weather()],
+               "max_tokens": 96, "temperature": 0, "stream": stream})
+    };
+    let questions: Vec<Value> = ["Say hello.", "What is the weather in Paris?"]
         .into_iter()
-        .map(|question| {
-            json!({"model": "smollm2", "messages": [{"role": "user", "content": question}],
-                   "tools": [weather()], "max_tokens": 128, "temperature": 0})
-        })
+        .map(|question| ask(json!([{"role": "user", "content": question}]), false))
         .collect();
-    for seen in run_sdk(&proxy.url(), &requests).await {
+    // `auto` with the lazy grammar (llama.cpp's `/completions`): text, or
+    // calls that validate; the same questions unconstrained, for the record.
+    let constrained = run_sdk(&always.url(), &questions).await;
+    let free = run_sdk(&off.url(), &questions).await;
+    for (seen, unconstrained) in constrained.iter().zip(&free) {
+        eprintln!("always: {seen}\noff:    {unconstrained}");
         assert!(seen.get("error").is_none(), "{seen}");
         let calls = seen["calls"].as_array().unwrap();
         if calls.is_empty() {
@@ -340,10 +433,29 @@ async fn with_constrain_always_an_auto_answer_is_text_or_valid_calls(llama: &Lla
                 "{seen}"
             );
         } else {
-            assert_eq!(invalid(&seen, &[weather()]), None);
+            assert_eq!(invalid(seen, &[weather()]), None);
         }
     }
-    proxy.shutdown().await;
+    // An assistant turn prefilled with the call's opening tag: the answer
+    // finishes that call, validly, whole and streamed.
+    let prefilled: Vec<Value> = [false, true]
+        .into_iter()
+        .map(|stream| {
+            let mut request = ask(
+                json!([{"role": "user", "content": "What is the weather in Paris?"},
+                       {"role": "assistant", "content": "<get_weather>"}]),
+                stream,
+            );
+            request["parallel_tool_calls"] = json!(false);
+            request
+        })
+        .collect();
+    for seen in run_sdk(&always.url(), &prefilled).await {
+        assert_eq!(invalid(&seen, &[weather()]), None, "{seen}");
+        assert_eq!(seen["calls"][0]["name"], "get_weather", "{seen}");
+    }
+    always.shutdown().await;
+    off.shutdown().await;
 }
 
 /// `toolrouter chat --text-tools --tool-choice calculate` against the
