@@ -11,7 +11,7 @@ use super::options::{GrammarOptions, GrammarTool, ToolChoice};
 use super::schema::Converter;
 use super::text::text_without;
 use super::{gbnf, lark, structural_tag};
-use crate::core::{JsonObject, WireFormat};
+use crate::core::WireFormat;
 
 /// A grammar for one dialect, one tool set and one `tool_choice`: what a
 /// model may write, in the dialect it was trained on, so that every call it
@@ -36,8 +36,6 @@ pub struct ToolGrammar {
     /// What may follow a call's end in a per-call layout: more calls, with
     /// parallel calls ([`ToolGrammar::gbnf_after`]).
     pub(crate) after_call: Node,
-    /// The called tools' names and input schemas, by index.
-    pub(crate) tools: Vec<(String, JsonObject)>,
 }
 
 /// One call region as the structural tag dispatches it: `begin` (which
@@ -238,10 +236,6 @@ pub fn build_grammar(
         triggers,
         tags,
         after_call,
-        tools: called
-            .iter()
-            .map(|t| (t.name.to_owned(), t.input_schema.clone()))
-            .collect(),
     })
 }
 

@@ -2,6 +2,10 @@
 //! XGrammar's EBNF also reads. Bounds are written `{m,n}` and are small: the
 //! converter never makes one larger than its `max_repeat`, since llama.cpp
 //! expands each into that many rules.
+//!
+//! Escaped chars are written `\uHHHH`, never `\xHH`: llama.cpp reads two hex
+//! digits after `\x`, XGrammar every hex digit that follows (`[\x5Cbf]` is
+//! one char to it, U+5CBF), and both read exactly four after `\u`.
 
 use std::fmt::Write as _;
 
@@ -157,22 +161,23 @@ pub(crate) fn literal(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\x{:02X}", c as u32);
-            }
+            c if (c as u32) < 0x20 || c == '\u{7f}' => escaped(c, out),
             c => out.push(c),
         }
     }
     out.push('"');
 }
 
+/// `c` as `\uHHHH` (four hex digits: see the module's header).
+fn escaped(c: char, out: &mut String) {
+    let _ = write!(out, "\\u{:04X}", c as u32);
+}
+
 /// A char inside `[…]`: the class syntax's own chars and control chars as
-/// `\xHH`.
+/// `\uHHHH`.
 fn class_char(c: char, out: &mut String) {
     match c {
-        '\\' | ']' | '[' | '^' | '-' | '"' => {
-            let _ = write!(out, "\\x{:02X}", c as u32);
-        }
+        '\\' | ']' | '[' | '^' | '-' | '"' => escaped(c, out),
         '\n' => out.push_str("\\n"),
         '\r' => out.push_str("\\r"),
         '\t' => out.push_str("\\t"),
@@ -189,7 +194,7 @@ fn class(c: &CharClass, out: &mut String) {
         out.push('^');
         if c.ranges.is_empty() {
             // Every char: every char but NUL.
-            out.push_str("\\x00");
+            out.push_str("\\u0000");
         }
     }
     for &(a, b) in &c.ranges {

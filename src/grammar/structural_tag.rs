@@ -1,9 +1,14 @@
 //! The grammar as an XGrammar structural tag: `triggered_tags` whose tags
-//! are the dialect's call regions (`begin`, `content`, `end`), JSON
-//! arguments as `json_schema` content and everything else as `grammar`
-//! content in GBNF, which XGrammar's EBNF reads.
+//! are the dialect's call regions (`begin`, `content`, `end`), the envelope's
+//! literals as `const_string` and everything else, JSON arguments included,
+//! as `grammar` content in GBNF, which XGrammar's EBNF reads.
+//!
+//! Not `json_schema` content for JSON arguments: XGrammar 0.2.8 writes a
+//! length-bounded string as `[^"\\\r\n]{m,n}`, so no escape (`\"`, `\n`,
+//! `\u00e9`) fits in it while raw control chars do, which JSON readers
+//! refuse; the grammar's own rules are the strings the detector reads back.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::build::ToolGrammar;
 use super::gbnf;
@@ -19,10 +24,18 @@ pub(crate) fn write(tg: &ToolGrammar) -> Value {
                 .tags
                 .iter()
                 .map(|tag| {
+                    // XGrammar refuses a tag with an empty end whose content
+                    // is unlimited (`star`, `plus`, an open `repeat`): as one
+                    // grammar it is taken (llama3_json's parallel calls).
+                    let content = if tag.end.is_empty() {
+                        grammar(tg, &tag.content)
+                    } else {
+                        format(tg, &tag.content)
+                    };
                     json!({
                         "type": "tag",
                         "begin": tag.begin,
-                        "content": format(tg, &tag.content),
+                        "content": content,
                         "end": tag.end,
                     })
                 })
@@ -81,22 +94,13 @@ fn reasoning(tg: &ToolGrammar) -> Option<Value> {
     }
 }
 
-/// A node as a structural-tag format: envelope structure as formats, JSON
-/// arguments as `json_schema`, the rest as a `grammar`.
+/// A node as a structural-tag format: envelope structure as formats, the
+/// rest (JSON arguments too) as a `grammar`.
 fn format(tg: &ToolGrammar, node: &Node) -> Value {
     match node {
         Node::Empty => json!({"type": "const_string", "value": ""}),
         Node::Lit(s) => json!({"type": "const_string", "value": s}),
-        Node::Mark(Mark::JsonArgs(i), _) => match tg.tools.get(*i) {
-            Some((_, schema)) => {
-                let mut schema: Map<String, Value> = schema.clone();
-                schema
-                    .entry("type")
-                    .or_insert_with(|| Value::String("object".into()));
-                json!({"type": "json_schema", "json_schema": schema})
-            }
-            None => grammar(tg, node),
-        },
+        Node::Mark(Mark::JsonArgs(_), _) => grammar(tg, node),
         Node::Mark(_, inner) if is_envelope(inner) => format(tg, inner),
         Node::Seq(parts) if parts.iter().all(is_envelope) => {
             json!({"type": "sequence", "elements": parts.iter().map(|p| format(tg, p)).collect::<Vec<_>>()})
@@ -126,8 +130,8 @@ fn format(tg: &ToolGrammar, node: &Node) -> Value {
     }
 }
 
-/// Whether a node is written as formats (its JSON arguments included)
-/// rather than as one grammar.
+/// Whether a node is written as formats (its JSON arguments a grammar of
+/// their own) rather than as one grammar.
 fn is_envelope(node: &Node) -> bool {
     match node {
         Node::Empty | Node::Lit(_) | Node::Mark(Mark::JsonArgs(_), _) => true,

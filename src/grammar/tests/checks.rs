@@ -415,7 +415,7 @@ fn lazy_grammars_and_their_other_forms() {
         t["begin"],
         "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
     );
-    assert_eq!(t["content"]["type"], "json_schema");
+    assert_eq!(t["content"]["type"], "grammar");
     assert_eq!(t["end"], "}\n</tool_call>");
     // An XML dialect's content is a grammar; a named tool is required.
     let g = build_grammar(

@@ -7,3 +7,4 @@ mod derive;
 mod resume;
 mod roundtrip;
 mod server;
+mod xgrammar;

@@ -24,7 +24,7 @@ fn a_text_ending_in_a_call_opening_resumes_with_the_rest_of_the_call() {
             ] {
                 let mut options = GrammarOptions::new(choice.clone());
                 options.parallel_tool_calls = parallel;
-                let grammar = build_grammar(&specs, dialect, &options).unwrap();
+                let grammar = build_grammar(&specs, dialect, &options).expect("builds");
                 let calls = grammar.lazy_root.as_ref().unwrap_or(&grammar.root);
                 for seed in 0..3u64 {
                     let mut deriver = Deriver::new(&grammar.grammar, seed);
@@ -67,7 +67,7 @@ fn a_text_ending_in_a_call_opening_resumes_with_the_rest_of_the_call() {
                             "{dialect} {choice:?}: a cut call is accepted after {k} bytes of {text:?}"
                         );
                         resumed_at_trigger |= k == trigger.len();
-                        let gbnf = grammar.gbnf_after(&written).unwrap();
+                        let gbnf = grammar.gbnf_after(&written).expect("resumes");
                         assert_eq!(gbnf.call_start, BEFORE.len());
                         assert!(gbnf.gbnf.starts_with("root ::= "), "{}", gbnf.gbnf);
                     }
@@ -87,7 +87,7 @@ fn text_that_opens_no_call_does_not_resume() {
         crate::core::WireFormat::Xml,
         &GrammarOptions::new(ToolChoice::Auto),
     )
-    .unwrap();
+    .expect("builds");
     for written in [
         "",
         "Sure.",
@@ -97,7 +97,7 @@ fn text_that_opens_no_call_does_not_resume() {
     ] {
         assert!(auto.gbnf_after(written).is_none(), "{written:?}");
     }
-    let resumed = auto.gbnf_after("Sure. <get_weather>").unwrap();
+    let resumed = auto.gbnf_after("Sure. <get_weather>").expect("resumes");
     assert_eq!(resumed.call_start, "Sure. ".len());
     // The rest starts with the newline after the tag and no trigger again.
     assert!(
@@ -110,6 +110,6 @@ fn text_that_opens_no_call_does_not_resume() {
         crate::core::WireFormat::Xml,
         &GrammarOptions::new(ToolChoice::None),
     )
-    .unwrap();
+    .expect("builds");
     assert!(none.gbnf_after("Sure. <get_weather>").is_none());
 }
