@@ -30,6 +30,8 @@ hits them alike.
 import argparse
 import copy
 import json
+import signal
+import re
 import sys
 import time
 import types
@@ -81,8 +83,12 @@ def read_jsonl(path):
 
 
 def load(bfcl, category, limit):
-    files = sorted(bfcl.data.glob(f"BFCL_v*_{category}.json"))
-    answers = sorted((bfcl.data / "possible_answer").glob(f"BFCL_v*_{category}.json"))
+    # Exactly the category's file: `*_multiple.json` would also match
+    # `parallel_multiple` and `live_multiple`.
+    exact = re.compile(rf"BFCL_v\d+_{re.escape(category)}\.json")
+    files = sorted(f for f in bfcl.data.glob("BFCL_v*.json") if exact.fullmatch(f.name))
+    answers = sorted(f for f in (bfcl.data / "possible_answer").glob("BFCL_v*.json")
+                     if exact.fullmatch(f.name))
     if not files or not answers:
         sys.exit(f"no data for {category} in {bfcl.data}")
     entries = read_jsonl(files[-1])
@@ -225,8 +231,12 @@ def main():
                     help="llama-server -t (2 on a shared 2-vCPU box: threads spin at barriers, far slower)")
     ap.add_argument("--out", help="write every answer and verdict here (JSON lines)")
     ap.add_argument("--logs", help="directory for llama-server's and the proxies' logs")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the answers already in --out (of these questions) and ask only the rest")
     ap.add_argument("--table-from", help="print the table of a former run's --out file and stop")
     args = ap.parse_args()
+    # Stopped with SIGTERM: still stop the servers (the `finally` below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     modes = [m for m in args.modes.split(",") if m]
     for m in modes:
@@ -263,7 +273,16 @@ def main():
                 log=logs / f"proxy-{constrain}.log" if logs else None)
             clients[constrain] = openai.OpenAI(base_url=proxies[constrain].url, api_key="none",
                                                max_retries=0, timeout=600)
+        done = set()
+        if args.resume and args.out and Path(args.out).exists():
+            wanted = {(c, e["id"]) for c, e in work}
+            rows = [r for r in read_jsonl(args.out)
+                    if (r["category"], r["id"]) in wanted and r["mode"] in modes]
+            done = {(r["category"], r["id"], r["mode"]) for r in rows}
+            print(f"  resuming: {len(rows)} answers kept", file=sys.stderr, flush=True)
         out = open(args.out, "w", encoding="utf-8") if args.out else None
+        for r in rows if out else []:
+            out.write(json.dumps(r) + "\n")
         total = len(work) * len(modes)
         for i, (category, entry) in enumerate(work):
             parallel = None
@@ -272,6 +291,8 @@ def main():
             # Interleaved, the first mode rotating, so no mode always goes first.
             order = modes[i % len(modes):] + modes[:i % len(modes)]
             for mode in order:
+                if (category, entry["id"], mode) in done:
+                    continue
                 constrain, choice = MODES[mode]
                 result = ask(clients[constrain], entry, choice, args.max_tokens, parallel)
                 valid = valid_call(entry, result["calls"])
@@ -284,8 +305,8 @@ def main():
                     out.flush()
             if (i + 1) % 10 == 0:
                 el = time.monotonic() - started
-                done = len(rows)
-                print(f"  {done}/{total} answers, {el:.0f} s, ~{el / done * (total - done):.0f} s left",
+                k = len(rows)
+                print(f"  {k}/{total} answers, {el:.0f} s, ~{el / max(k - len(done), 1) * (total - k):.0f} s left",
                       file=sys.stderr, flush=True)
     finally:
         for p in proxies.values():

@@ -35,6 +35,7 @@ sends `cache_prompt: false` instead and times the whole prompt as well.
 import argparse
 import http.server
 import json
+import signal
 import statistics
 import sys
 import threading
@@ -185,6 +186,8 @@ def main():
     ap.add_argument("--json", help="write every measurement here")
     ap.add_argument("--show-grammar", action="store_true", help="print each captured grammar")
     args = ap.parse_args()
+    # Stopped with SIGTERM: still stop the servers (the `finally` below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     llama = servers.LlamaServer(args.llama_server, args.model, threads=args.threads)
     recorder = Recorder()
