@@ -51,7 +51,7 @@ impl Llama {
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
             .arg("-m")
             .arg(model)
-            .args(["-c", "4096", "-np", "1", "-t", "2", "--no-webui"])
+            .args(["-c", "4096", "-np", "1", "-t", "1", "--no-webui"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true)
