@@ -712,9 +712,8 @@ async fn an_http_upstreams_password_never_shows_in_its_state() {
     // A port nothing listens on: the handshake fails, and the error quotes
     // the URL.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
         .port();
     let url = format!("http://agent:s3cret-pw@127.0.0.1:{port}/mcp");
     let config = config(vec![UpstreamConfig::new(
