@@ -217,6 +217,15 @@ impl Node {
             _ => 1,
         }
     }
+
+    /// The text of a literal, marked or not.
+    pub(crate) fn lit_text(&self) -> Option<&str> {
+        match self {
+            Node::Lit(s) => Some(s),
+            Node::Mark(_, inner) => inner.lit_text(),
+            _ => None,
+        }
+    }
 }
 
 /// A named rule.
@@ -333,10 +342,9 @@ impl Grammar {
             }
             seen[id.0] = true;
             order.push(id);
-            let mut inner = Vec::new();
-            collect_refs(&self.rules[id.0].body, &mut inner);
-            inner.reverse();
-            stack.extend(inner);
+            let from = stack.len();
+            collect_refs(&self.rules[id.0].body, &mut stack);
+            stack[from..].reverse();
         }
         order
     }
