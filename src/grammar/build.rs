@@ -1,17 +1,19 @@
 //! [`build_grammar`]: tools, a dialect and `tool_choice` into one
 //! [`ToolGrammar`], written on demand as GBNF, Lark or a structural tag.
 
+use std::ops::Range;
+
 use serde_json::Value;
 
 use super::args::args_node;
-use super::dialect::{Envelope, Layout, Part, Trigger, envelope};
+use super::dialect::{ArgsStyle, Envelope, Layout, Part, Trigger, envelope};
 use super::error::GrammarError;
 use super::ir::{CharClass, Grammar, Mark, Node};
 use super::options::{GrammarOptions, GrammarTool, ToolChoice};
 use super::schema::Converter;
 use super::text::text_without;
 use super::{gbnf, lark, structural_tag};
-use crate::core::{JsonObject, WireFormat};
+use crate::core::WireFormat;
 
 /// A grammar for one dialect, one tool set and one `tool_choice`: what a
 /// model may write, in the dialect it was trained on, so that every call it
@@ -33,8 +35,14 @@ pub struct ToolGrammar {
     pub(crate) lazy_root: Option<Node>,
     pub(crate) triggers: Vec<String>,
     pub(crate) tags: Vec<Tag>,
-    /// The called tools' names and input schemas, by index.
-    pub(crate) tools: Vec<(String, JsonObject)>,
+    /// The called tools' input schemas as JSON text, one after another,
+    /// where the arguments are one JSON object (the structural tag's
+    /// `json_schema` content); empty in the other dialects. Text, not a copy
+    /// of the `serde_json` trees: one buffer to write instead of a node per
+    /// value.
+    pub(crate) json_schemas: Vec<u8>,
+    /// Where each tool's schema is in `json_schemas`, by index.
+    pub(crate) json_spans: Vec<Range<usize>>,
 }
 
 /// One call region as the structural tag dispatches it: `begin` (which
@@ -219,6 +227,16 @@ pub fn build_grammar(
     };
     let root = g.rule("root", root_body)?;
     let tags = tags(&env, &triggers, &pieces, &call_rule, parallel);
+    let mut json_schemas = Vec::new();
+    let mut json_spans = Vec::new();
+    if env.args == ArgsStyle::Json {
+        for tool in &called {
+            let start = json_schemas.len();
+            // A map of strings to values written into a `Vec` cannot fail.
+            let _ = serde_json::to_writer(&mut json_schemas, tool.input_schema);
+            json_spans.push(start..json_schemas.len());
+        }
+    }
     Ok(ToolGrammar {
         dialect,
         choice: options.tool_choice.clone(),
@@ -228,10 +246,8 @@ pub fn build_grammar(
         lazy_root,
         triggers,
         tags,
-        tools: called
-            .iter()
-            .map(|t| (t.name.to_owned(), t.input_schema.clone()))
-            .collect(),
+        json_schemas,
+        json_spans,
     })
 }
 
@@ -334,7 +350,7 @@ fn call_pieces(env: &Envelope, name: &str, args: Node) -> (Node, Node, String) {
 pub(crate) fn literal_of(node: &Node) -> Option<String> {
     match node {
         Node::Empty => Some(String::new()),
-        Node::Lit(s) => Some(s.clone()),
+        Node::Lit(s) => Some(s.as_str().to_owned()),
         Node::Mark(_, inner) => literal_of(inner),
         Node::Seq(parts) => parts.iter().map(literal_of).collect(),
         _ => None,

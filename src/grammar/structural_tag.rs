@@ -87,9 +87,13 @@ fn format(tg: &ToolGrammar, node: &Node) -> Value {
     match node {
         Node::Empty => json!({"type": "const_string", "value": ""}),
         Node::Lit(s) => json!({"type": "const_string", "value": s}),
-        Node::Mark(Mark::JsonArgs(i), _) => match tg.tools.get(*i) {
-            Some((_, schema)) => {
-                let mut schema: Map<String, Value> = schema.clone();
+        Node::Mark(Mark::JsonArgs(i), _) => match tg
+            .json_spans
+            .get(*i)
+            .and_then(|span| tg.json_schemas.get(span.clone()))
+            .and_then(|text| serde_json::from_slice::<Map<String, Value>>(text).ok())
+        {
+            Some(mut schema) => {
                 schema
                     .entry("type")
                     .or_insert_with(|| Value::String("object".into()));

@@ -457,6 +457,41 @@ fn lazy_grammars_and_their_other_forms() {
 }
 
 #[test]
+fn the_structural_tag_holds_each_input_schema_as_given() {
+    // Kept as text while building and read back for the tag: the same
+    // numbers (to the last bit), the same key order, `type` added last.
+    let schema = json!({
+        "properties": {
+            "z": {"type": "number", "minimum": 0.1, "maximum": 12345.678901234567},
+            "a": {"type": "number", "exclusiveMinimum": 1e-7, "multipleOf": 0.3},
+            "n": {"type": "integer", "maximum": 9007199254740993u64, "minimum": -42}
+        },
+        "required": ["z"],
+        "description": "tab\t quote\" é 日本"
+    });
+    let schema = schema.as_object().cloned().expect("an object");
+    let tools = [GrammarTool::new("measure", &schema)];
+    let g = build_grammar(
+        &tools,
+        WireFormat::Hermes,
+        &GrammarOptions::new(ToolChoice::Required),
+    )
+    .expect("builds");
+    let tag = g.structural_tag();
+    let got = &tag["format"]["tags"][0]["content"]["json_schema"];
+    let mut want = schema.clone();
+    want.insert("type".into(), json!("object"));
+    assert_eq!(*got, Value::Object(want.clone()));
+    let keys: Vec<&String> = got.as_object().expect("an object").keys().collect();
+    assert_eq!(keys, want.keys().collect::<Vec<_>>());
+    assert_eq!(got["properties"]["z"]["minimum"].as_f64(), Some(0.1));
+    assert_eq!(
+        got["properties"]["z"]["maximum"].as_f64(),
+        Some(12345.678901234567)
+    );
+}
+
+#[test]
 fn what_cannot_be_built_is_a_typed_error() {
     let schema = weather();
     let tools = [GrammarTool::new("get_weather", &schema)];
