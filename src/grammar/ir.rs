@@ -254,6 +254,17 @@ impl Node {
     }
 }
 
+/// The bounds that decide the grammar of a number: an integer's nearest
+/// integers inside them, or a number's bounds as given (each `f64`'s bits and
+/// whether it is exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum RangeKey {
+    /// `type: integer`.
+    Integer(Option<i128>, Option<i128>),
+    /// `type: number`.
+    Number(Option<(u64, bool)>, Option<(u64, bool)>),
+}
+
 /// A named rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rule {
@@ -269,6 +280,9 @@ pub(crate) struct Grammar {
     names: HashMap<CompactString, usize>,
     /// Shared rules by key (`ws`, `json-string`, …), made once.
     shared: HashMap<String, RuleId>,
+    /// Shared rules of numbers by their bounds, made once (a tool set
+    /// repeats a few ranges; each is dozens of nodes).
+    ranges: HashMap<RangeKey, RuleId>,
     /// Nodes and rules made so far, against `budget`.
     spent: usize,
     budget: usize,
@@ -350,6 +364,26 @@ impl Grammar {
         self.shared.insert(key.to_owned(), id);
         let body = make(self)?;
         self.set(id, body)?;
+        Ok(Node::Rule(id))
+    }
+
+    /// The shared rule of the numbers of `key`, whose body `make` gives the
+    /// first time.
+    pub(crate) fn shared_range(
+        &mut self,
+        key: RangeKey,
+        make: impl FnOnce() -> Node,
+    ) -> Result<Node, GrammarError> {
+        if let Some(&id) = self.ranges.get(&key) {
+            return Ok(Node::Rule(id));
+        }
+        let hint = match key {
+            RangeKey::Integer(..) => "integer",
+            RangeKey::Number(..) => "number",
+        };
+        let id = self.reserve(hint)?;
+        self.ranges.insert(key, id);
+        self.set(id, make())?;
         Ok(Node::Rule(id))
     }
 

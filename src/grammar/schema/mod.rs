@@ -24,7 +24,7 @@ use compact_str::CompactString;
 use serde_json::{Map, Value};
 
 use super::error::GrammarError;
-use super::ir::{CharClass, Grammar, Node, RuleId};
+use super::ir::{CharClass, Grammar, Node, RangeKey, RuleId};
 use super::options::GrammarLimits;
 use crate::core::WireFormat;
 
@@ -346,8 +346,8 @@ impl<'g> Converter<'g> {
     ) -> Result<Node, GrammarError> {
         Ok(match ty {
             "string" => self.string(obj, syntax)?,
-            "integer" => self.integer(obj),
-            "number" => self.number(obj),
+            "integer" => self.integer(obj)?,
+            "number" => self.number(obj)?,
             "boolean" => {
                 if syntax == Syntax::Python {
                     Node::alt(vec![Node::lit("True"), Node::lit("False")])
@@ -447,22 +447,27 @@ impl<'g> Converter<'g> {
         ]))
     }
 
-    fn integer(&mut self, obj: &Map<String, Value>) -> Node {
+    /// An integer within the schema's bounds: one shared rule per range.
+    fn integer(&mut self, obj: &Map<String, Value>) -> Result<Node, GrammarError> {
         let (lo, hi) = numeric_bounds(obj);
-        if lo.is_none() && hi.is_none() {
-            return number::any_integer();
-        }
-        let lo_i = lo.and_then(number::int_lower);
-        let hi_i = hi.and_then(number::int_upper);
-        number::integer_range(lo_i, hi_i).unwrap_or_else(number::any_integer)
+        let lo = lo.and_then(number::int_lower);
+        let hi = hi.and_then(number::int_upper);
+        self.g.shared_range(RangeKey::Integer(lo, hi), || {
+            number::integer_range(lo, hi).unwrap_or_else(number::any_integer)
+        })
     }
 
-    fn number(&mut self, obj: &Map<String, Value>) -> Node {
+    /// A number within the schema's bounds: one shared rule per range.
+    fn number(&mut self, obj: &Map<String, Value>) -> Result<Node, GrammarError> {
         let (lo, hi) = numeric_bounds(obj);
-        if lo.is_none() && hi.is_none() {
-            return number::any_number();
-        }
-        number::number_range(lo, hi).unwrap_or_else(number::any_number)
+        let bits = |b: Option<number::Bound>| b.map(|b| (b.value.to_bits(), b.exclusive));
+        self.g
+            .shared_range(RangeKey::Number(bits(lo), bits(hi)), || {
+                if lo.is_none() && hi.is_none() {
+                    return number::any_number();
+                }
+                number::number_range(lo, hi).unwrap_or_else(number::any_number)
+            })
     }
 
     /// Any value of `syntax` (one recursive rule per syntax).
