@@ -48,7 +48,7 @@ pub(crate) fn args_node<'g>(
     }
     if ["anyOf", "oneOf", "allOf", "not", "if"]
         .iter()
-        .any(|k| keyword(obj, *k).is_some())
+        .any(|k| keyword(obj, k).is_some())
     {
         return Err(
             conv.unrepresentable("named arguments cannot follow a union of argument objects")

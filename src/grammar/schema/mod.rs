@@ -181,7 +181,7 @@ impl<'g> Converter<'g> {
         self.g.charge(1)?;
         let decided = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const"]
             .iter()
-            .any(|k| keyword(obj, *k).is_some());
+            .any(|k| keyword(obj, k).is_some());
         if decided {
             self.dispatch_object(obj, syntax, Only::All)
         } else {
@@ -802,7 +802,7 @@ fn is_constraint(k: &str) -> bool {
 
 /// The types a schema without `type` implies by its keywords.
 fn inferred_types(obj: &Map<String, Value>) -> Vec<&'static str> {
-    let has = |ks: &[&str]| ks.iter().any(|k| keyword(obj, *k).is_some());
+    let has = |ks: &[&str]| ks.iter().any(|k| keyword(obj, k).is_some());
     let mut types = Vec::new();
     if has(&[
         "properties",
