@@ -14,6 +14,9 @@
 //! 4 KiB deltas, about 4 MiB of text each; `ONLY=SIZE/N` picks one).
 //! `route DIR`: each `openai-chat*` and `anthropic*` SSE recording of DIR
 //! routed 200 times in 64-byte pieces (`ONLY=PREFIX` picks one wire).
+//! `grammar`: the catalogs of `benches/grammar.rs` built and written as GBNF
+//! (`required`), 10 tools 200 times and 60 tools 40 times, in Hermes and
+//! Qwen3-Coder (`ONLY=10`, `ONLY=60`, `ONLY=60/hermes` pick some).
 #![allow(missing_docs, clippy::unwrap_used, dead_code)]
 use serde_json::json;
 use std::sync::Arc;
@@ -23,6 +26,9 @@ use toolrouter::{DetectConfig, EventBatch, JsonObject, RouteSession, StreamDetec
 #[path = "../benches/workloads/mod.rs"]
 mod workloads;
 
+#[path = "../benches/grammar_catalog/mod.rs"]
+mod grammar_catalog;
+
 fn main() {
     let what = std::env::args().nth(1).unwrap();
     let schema = json!({"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}}});
@@ -31,7 +37,29 @@ fn main() {
         ("write_to_file", &schema),
         ("read_file", &schema),
     ]));
-    if what == "detect" {
+    if what == "grammar" {
+        use toolrouter::{GrammarOptions, GrammarTool, ToolChoice, WireFormat, build_grammar};
+        let only = std::env::var("ONLY").unwrap_or_default();
+        let options = GrammarOptions::new(ToolChoice::Required);
+        for (label, n, props, words, reps) in [("10", 10, 6, 12, 200), ("60", 60, 10, 14, 40)] {
+            let (tools, _) = grammar_catalog::catalog(n, props, words);
+            let specs: Vec<GrammarTool<'_>> =
+                tools.iter().map(|(n, s)| GrammarTool::new(n, s)).collect();
+            for (name, dialect) in [
+                ("hermes", WireFormat::Hermes),
+                ("qwen3_coder", WireFormat::Qwen3Coder),
+            ] {
+                let key = format!("{label}/{name}");
+                if !only.is_empty() && !key.starts_with(&only) {
+                    continue;
+                }
+                for _ in 0..reps {
+                    let g = build_grammar(&specs, dialect, &options).unwrap();
+                    std::hint::black_box(g.gbnf().len());
+                }
+            }
+        }
+    } else if what == "detect" {
         let config = DetectConfig::default();
         let only = std::env::var("ONLY").unwrap_or_default();
         for &(label, size) in workloads::SIZES {

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::dialect::{ArgsStyle, KeyBytes, Part, ValueLayout};
 use super::error::GrammarError;
 use super::ir::{CharClass, Mark, Node, ValueText};
-use super::schema::{Converter, Only, Syntax, format_text, is_bare_key, other_than};
+use super::schema::{Converter, Only, Syntax, format_text, is_bare_key, keyword, other_than};
 use crate::core::{JsonObject, ParamType, ToolShape};
 
 /// The arguments of the tool at `index`, whose input schema is `schema`.
@@ -30,7 +30,7 @@ pub(crate) fn args_node<'g>(
         },
         _ => root,
     };
-    if let Some(ty) = obj.get("type") {
+    if let Some(ty) = keyword(obj, "type") {
         let object = match ty {
             Value::String(t) => t == "object",
             Value::Array(ts) => ts.iter().any(|t| t == "object"),
@@ -48,7 +48,7 @@ pub(crate) fn args_node<'g>(
     }
     if ["anyOf", "oneOf", "allOf", "not", "if"]
         .iter()
-        .any(|k| obj.contains_key(*k))
+        .any(|k| keyword(obj, k).is_some())
     {
         return Err(
             conv.unrepresentable("named arguments cannot follow a union of argument objects")
@@ -57,11 +57,11 @@ pub(crate) fn args_node<'g>(
     // The detector types parameters from the input schema as given.
     let shape = ToolShape::from_input_schema(root);
     let empty_props = Map::new();
-    let props = match obj.get("properties") {
+    let props = match keyword(obj, "properties") {
         Some(Value::Object(p)) => p,
         _ => &empty_props,
     };
-    let required: Vec<&str> = match obj.get("required") {
+    let required: Vec<&str> = match keyword(obj, "required") {
         Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
     };
@@ -192,7 +192,7 @@ fn raw_value(
             && (layout == ValueLayout::Wrapped || !s.starts_with('\n') && !s.ends_with('\n'))
             && !(nullable && matches!(s, "null" | "None"))
     };
-    let fixed: Option<Vec<Value>> = match (obj.get("const"), obj.get("enum")) {
+    let fixed: Option<Vec<Value>> = match (keyword(obj, "const"), keyword(obj, "enum")) {
         (Some(v), _) => Some(vec![v.clone()]),
         (_, Some(Value::Array(vs))) => Some(vs.clone()),
         _ => None,
@@ -206,7 +206,9 @@ fn raw_value(
                 _ => {}
             }
         }
-    } else if let Some(Value::Array(branches)) = obj.get("anyOf").or_else(|| obj.get("oneOf")) {
+    } else if let Some(Value::Array(branches)) =
+        keyword(obj, "anyOf").or_else(|| keyword(obj, "oneOf"))
+    {
         for branch in branches {
             match raw_value(conv, branch, layout, opener_ends_value, nullable) {
                 Ok(node) => options.push(node),
@@ -215,7 +217,7 @@ fn raw_value(
             }
         }
     } else {
-        let string = match obj.get("type") {
+        let string = match keyword(obj, "type") {
             None => true,
             Some(Value::String(t)) => t == "string",
             Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
@@ -246,15 +248,14 @@ fn raw_string(
     opener_ends_value: bool,
     nullable: bool,
 ) -> Result<Node, GrammarError> {
-    if let Some(text) = obj
-        .get("format")
+    if let Some(text) = keyword(obj, "format")
         .and_then(Value::as_str)
         .and_then(format_text)
     {
         return Ok(text);
     }
     let cap = conv.limits.max_repeat;
-    let read = |k: &str| obj.get(k).and_then(Value::as_u64);
+    let read = |k: &str| keyword(obj, k).and_then(Value::as_u64);
     let lo = read("minLength").map_or(0, |m| m.min(u64::from(cap)) as u32);
     let hi = read("maxLength")
         .filter(|&m| m <= u64::from(cap))

@@ -338,7 +338,7 @@ fn call_pieces(env: &Envelope, name: &str, args: Node) -> (Node, Node, String) {
 pub(crate) fn literal_of(node: &Node) -> Option<String> {
     match node {
         Node::Empty => Some(String::new()),
-        Node::Lit(s) => Some(s.clone()),
+        Node::Lit(s) => Some(s.as_str().to_owned()),
         Node::Mark(_, inner) => literal_of(inner),
         Node::Seq(parts) => parts.iter().map(literal_of).collect(),
         _ => None,

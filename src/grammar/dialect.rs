@@ -130,6 +130,18 @@ const fn per_call(sep: &'static str) -> Layout {
     Layout::PerCall { sep }
 }
 
+/// XML parameters of `param`, each value inline in its tag (`<p …>value</p>`),
+/// each name an attribute's text: the shape of the invoke-style dialects.
+const fn inline_params(param: &'static [Part]) -> ArgsStyle {
+    ArgsStyle::Xml {
+        param,
+        layout: ValueLayout::Inline,
+        opener_ends_value: false,
+        flag: false,
+        key_bytes: KeyBytes::Attribute,
+    }
+}
+
 /// JSON `{"name": NAME, KEY: ARGS}` call objects, the shape of the JSON-list
 /// dialects.
 const NAME_ARGUMENTS: &[Part] = &[
@@ -219,19 +231,13 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                     Args,
                     Lit("</invoke>\n"),
                 ],
-                args: ArgsStyle::Xml {
-                    param: &[
-                        Lit("<parameter name=\""),
-                        Key,
-                        Lit("\">"),
-                        Value,
-                        Lit("</parameter>\n"),
-                    ],
-                    layout: ValueLayout::Inline,
-                    opener_ends_value: false,
-                    flag: false,
-                    key_bytes: KeyBytes::Attribute,
-                },
+                args: inline_params(&[
+                    Lit("<parameter name=\""),
+                    Key,
+                    Lit("\">"),
+                    Value,
+                    Lit("</parameter>\n"),
+                ]),
                 reasoning: THINK,
                 answer: None,
             }
@@ -252,29 +258,23 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                 } else {
                     &[Lit("<tool_call>"), Name, Args, Lit("</tool_call>")]
                 },
-                args: ArgsStyle::Xml {
-                    param: if glm45 {
-                        &[
-                            Lit("<arg_key>"),
-                            Key,
-                            Lit("</arg_key>\n<arg_value>"),
-                            Value,
-                            Lit("</arg_value>\n"),
-                        ]
-                    } else {
-                        &[
-                            Lit("<arg_key>"),
-                            Key,
-                            Lit("</arg_key><arg_value>"),
-                            Value,
-                            Lit("</arg_value>"),
-                        ]
-                    },
-                    layout: ValueLayout::Inline,
-                    opener_ends_value: false,
-                    flag: false,
-                    key_bytes: KeyBytes::Attribute,
-                },
+                args: inline_params(if glm45 {
+                    &[
+                        Lit("<arg_key>"),
+                        Key,
+                        Lit("</arg_key>\n<arg_value>"),
+                        Value,
+                        Lit("</arg_value>\n"),
+                    ]
+                } else {
+                    &[
+                        Lit("<arg_key>"),
+                        Key,
+                        Lit("</arg_key><arg_value>"),
+                        Value,
+                        Lit("</arg_value>"),
+                    ]
+                }),
                 reasoning: THINK,
                 answer: None,
             }
@@ -293,19 +293,13 @@ pub(crate) fn envelope(dialect: WireFormat) -> Option<Envelope> {
                 Args,
                 Lit("</steptml:invoke><｜tool_call_end｜>\n"),
             ],
-            args: ArgsStyle::Xml {
-                param: &[
-                    Lit("<steptml:parameter name=\""),
-                    Key,
-                    Lit("\">"),
-                    Value,
-                    Lit("</steptml:parameter>\n"),
-                ],
-                layout: ValueLayout::Inline,
-                opener_ends_value: false,
-                flag: false,
-                key_bytes: KeyBytes::Attribute,
-            },
+            args: inline_params(&[
+                Lit("<steptml:parameter name=\""),
+                Key,
+                Lit("\">"),
+                Value,
+                Lit("</steptml:parameter>\n"),
+            ]),
             reasoning: THINK,
             answer: None,
         },

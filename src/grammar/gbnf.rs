@@ -10,32 +10,29 @@
 use std::fmt::Write as _;
 
 use super::ir::{CharClass, Grammar, Node, RuleId};
+use super::quote::{Control, bounds, escaped, quoted};
 
 /// `root` and the rules it reaches, `root` first and named `root`.
 pub(crate) fn write(g: &Grammar, root: &Node) -> String {
-    let mut out = String::new();
-    let root_id = match root {
-        Node::Rule(id) => Some(*id),
-        _ => None,
+    let w = Writer {
+        g,
+        root: match root {
+            Node::Rule(id) => Some(*id),
+            _ => None,
+        },
     };
-    let name = |id: RuleId| -> String {
-        if Some(id) == root_id {
-            "root".to_owned()
-        } else if g.get(id).name == "root" {
-            "root-rule".to_owned()
-        } else {
-            g.get(id).name.clone()
-        }
-    };
-    if root_id.is_none() {
+    let order = g.reachable(root);
+    // About the size of the rules' text, so that it is rarely copied as it grows.
+    let mut out = String::with_capacity(64 * (order.len() + 1));
+    if w.root.is_none() {
         out.push_str("root ::= ");
-        node(root, &name, &mut out, Ctx::Top);
+        w.node(root, &mut out, Ctx::Top);
         out.push('\n');
     }
-    for id in g.reachable(root) {
-        out.push_str(&name(id));
+    for id in order {
+        out.push_str(w.name(id));
         out.push_str(" ::= ");
-        node(&g.get(id).body, &name, &mut out, Ctx::Top);
+        w.node(&g.get(id).body, &mut out, Ctx::Top);
         out.push('\n');
     }
     out
@@ -52,124 +49,107 @@ enum Ctx {
     Atom,
 }
 
-fn node(n: &Node, name: &dyn Fn(RuleId) -> String, out: &mut String, ctx: Ctx) {
-    match n {
-        Node::Empty => out.push_str("\"\""),
-        Node::Lit(s) => literal(s, out),
-        Node::Class(c) => class(c, out),
-        Node::Rule(id) => out.push_str(&name(*id)),
-        Node::Text { lowered, .. } => out.push_str(&name(*lowered)),
-        Node::Mark(_, inner) => node(inner, name, out, ctx),
-        Node::Seq(parts) => {
-            let wrap = ctx == Ctx::Atom;
-            if wrap {
-                out.push('(');
-            }
-            // Runs of literals (marked or not) as one literal.
-            let mut run = String::new();
-            let mut first = true;
-            for part in parts {
-                if let Some(text) = literal_text(part) {
-                    run.push_str(&text);
-                    continue;
+struct Writer<'a> {
+    g: &'a Grammar,
+    /// The rule written as `root`, if the root is one.
+    root: Option<RuleId>,
+}
+
+impl<'a> Writer<'a> {
+    fn name(&self, id: RuleId) -> &'a str {
+        let name = self.g.get(id).name.as_str();
+        if Some(id) == self.root {
+            "root"
+        } else if name == "root" {
+            "root-rule"
+        } else {
+            name
+        }
+    }
+
+    fn node(&self, n: &Node, out: &mut String, ctx: Ctx) {
+        match n {
+            Node::Empty => out.push_str("\"\""),
+            Node::Lit(s) => quoted(s, Control::Gbnf, out),
+            Node::Class(c) => class(c, out),
+            Node::Rule(id) => out.push_str(self.name(*id)),
+            Node::Text { lowered, .. } => out.push_str(self.name(*lowered)),
+            Node::Mark(_, inner) => self.node(inner, out, ctx),
+            Node::Seq(parts) => {
+                let wrap = ctx == Ctx::Atom;
+                if wrap {
+                    out.push('(');
                 }
-                if !run.is_empty() {
+                // Runs of literals (marked or not) as one literal, written
+                // piece by piece.
+                let mut in_run = false;
+                let mut first = true;
+                for part in parts {
+                    if let Some(text) = part.lit_text() {
+                        if !text.is_empty() && !in_run {
+                            if !first {
+                                out.push(' ');
+                            }
+                            out.push('"');
+                            in_run = true;
+                            first = false;
+                        }
+                        escaped(text, Control::Gbnf, out);
+                        continue;
+                    }
+                    if in_run {
+                        out.push('"');
+                        in_run = false;
+                    }
                     if !first {
                         out.push(' ');
                     }
-                    literal(&std::mem::take(&mut run), out);
+                    self.node(part, out, Ctx::Item);
                     first = false;
                 }
-                if !first {
-                    out.push(' ');
+                if in_run {
+                    out.push('"');
                 }
-                node(part, name, out, Ctx::Item);
-                first = false;
-            }
-            if !run.is_empty() {
-                if !first {
-                    out.push(' ');
-                }
-                literal(&run, out);
-            }
-            if wrap {
-                out.push(')');
-            }
-        }
-        Node::Alt(options) => {
-            let wrap = ctx != Ctx::Top;
-            if wrap {
-                out.push('(');
-            }
-            for (i, option) in options.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(" | ");
-                }
-                node(option, name, out, Ctx::Item);
-            }
-            if wrap {
-                out.push(')');
-            }
-        }
-        Node::Repeat {
-            node: inner,
-            min,
-            max,
-        } => {
-            let wrap = ctx == Ctx::Atom;
-            if wrap {
-                out.push('(');
-            }
-            node(inner, name, out, Ctx::Atom);
-            match (min, max) {
-                (0, Some(1)) => out.push('?'),
-                (0, None) => out.push('*'),
-                (1, None) => out.push('+'),
-                (m, None) => {
-                    let _ = write!(out, "{{{m},}}");
-                }
-                (m, Some(n)) if m == n => {
-                    let _ = write!(out, "{{{m}}}");
-                }
-                (m, Some(n)) => {
-                    let _ = write!(out, "{{{m},{n}}}");
+                if wrap {
+                    out.push(')');
                 }
             }
-            if wrap {
-                out.push(')');
+            Node::Alt(options) => {
+                let wrap = ctx != Ctx::Top;
+                if wrap {
+                    out.push('(');
+                }
+                for (i, option) in options.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(" | ");
+                    }
+                    self.node(option, out, Ctx::Item);
+                }
+                if wrap {
+                    out.push(')');
+                }
+            }
+            Node::Repeat {
+                node: inner,
+                min,
+                max,
+            } => {
+                let wrap = ctx == Ctx::Atom;
+                if wrap {
+                    out.push('(');
+                }
+                self.node(inner, out, Ctx::Atom);
+                bounds(*min, *max, out);
+                if wrap {
+                    out.push(')');
+                }
             }
         }
     }
-}
-
-/// The text of a literal, marked or not.
-fn literal_text(n: &Node) -> Option<String> {
-    match n {
-        Node::Lit(s) => Some(s.clone()),
-        Node::Mark(_, inner) => literal_text(inner),
-        _ => None,
-    }
-}
-
-/// A quoted literal: `"`, `\` and control chars escaped, the rest as it is.
-pub(crate) fn literal(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => escaped(c, out),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// `c` as `\uHHHH` (four hex digits: see the module's header).
-fn escaped(c: char, out: &mut String) {
+fn escaped_char(c: char, out: &mut String) {
     let _ = write!(out, "\\u{:04X}", c as u32);
 }
 
@@ -177,13 +157,11 @@ fn escaped(c: char, out: &mut String) {
 /// `\uHHHH`.
 fn class_char(c: char, out: &mut String) {
     match c {
-        '\\' | ']' | '[' | '^' | '-' | '"' => escaped(c, out),
+        '\\' | ']' | '[' | '^' | '-' | '"' => escaped_char(c, out),
         '\n' => out.push_str("\\n"),
         '\r' => out.push_str("\\r"),
         '\t' => out.push_str("\\t"),
-        c if (c as u32) < 0x20 || c == '\u{7f}' => {
-            let _ = write!(out, "\\x{:02X}", c as u32);
-        }
+        c if (c as u32) < 0x20 || c == '\u{7f}' => escaped_char(c, out),
         c => out.push(c),
     }
 }

@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+use compact_str::CompactString;
+
 use super::error::GrammarError;
 
 /// The index of a rule in its [`Grammar`].
@@ -122,8 +124,9 @@ pub(crate) enum Mark {
 pub(crate) enum Node {
     /// The empty string.
     Empty,
-    /// Exactly this text (never empty).
-    Lit(String),
+    /// Exactly this text (never empty); up to 24 bytes held inline, as most
+    /// literals are (punctuation, keys, enum values).
+    Lit(CompactString),
     /// One char of the class.
     Class(CharClass),
     /// Each in turn.
@@ -147,7 +150,7 @@ pub(crate) enum Node {
 
 impl Node {
     /// A literal; empty text is [`Node::Empty`].
-    pub(crate) fn lit(s: impl Into<String>) -> Node {
+    pub(crate) fn lit(s: impl Into<CompactString>) -> Node {
         let s = s.into();
         if s.is_empty() {
             Node::Empty
@@ -156,9 +159,15 @@ impl Node {
         }
     }
 
+    /// The literal of one char.
+    pub(crate) fn char(c: char) -> Node {
+        Node::Lit(CompactString::from(c.encode_utf8(&mut [0; 4]) as &str))
+    }
+
     /// A sequence, flattened, without empty parts.
     pub(crate) fn seq(parts: impl IntoIterator<Item = Node>) -> Node {
-        let mut out: Vec<Node> = Vec::new();
+        let parts = parts.into_iter();
+        let mut out: Vec<Node> = Vec::with_capacity(parts.size_hint().0);
         for part in parts {
             match part {
                 Node::Empty => {}
@@ -217,12 +226,49 @@ impl Node {
             _ => 1,
         }
     }
+
+    /// Whether [`Node::size`] is more than `limit`, counting no further.
+    pub(crate) fn larger_than(&self, limit: usize) -> bool {
+        fn count(node: &Node, left: &mut usize) -> bool {
+            if *left == 0 {
+                return true;
+            }
+            *left -= 1;
+            match node {
+                Node::Seq(parts) | Node::Alt(parts) => parts.iter().any(|p| count(p, left)),
+                Node::Repeat { node, .. } | Node::Mark(_, node) => count(node, left),
+                _ => false,
+            }
+        }
+        let mut left = limit;
+        count(self, &mut left)
+    }
+
+    /// The text of a literal, marked or not.
+    pub(crate) fn lit_text(&self) -> Option<&str> {
+        match self {
+            Node::Lit(s) => Some(s),
+            Node::Mark(_, inner) => inner.lit_text(),
+            _ => None,
+        }
+    }
+}
+
+/// The bounds that decide the grammar of a number: an integer's nearest
+/// integers inside them, or a number's bounds as given (each `f64`'s bits and
+/// whether it is exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum RangeKey {
+    /// `type: integer`.
+    Integer(Option<i128>, Option<i128>),
+    /// `type: number`.
+    Number(Option<(u64, bool)>, Option<(u64, bool)>),
 }
 
 /// A named rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rule {
-    pub(crate) name: String,
+    pub(crate) name: CompactString,
     pub(crate) body: Node,
 }
 
@@ -230,9 +276,13 @@ pub(crate) struct Rule {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Grammar {
     pub(crate) rules: Vec<Rule>,
-    names: HashMap<String, usize>,
+    /// The number of rules named after each sanitized hint.
+    names: HashMap<CompactString, usize>,
     /// Shared rules by key (`ws`, `json-string`, …), made once.
     shared: HashMap<String, RuleId>,
+    /// Shared rules of numbers by their bounds, made once (a tool set
+    /// repeats a few ranges; each is dozens of nodes).
+    ranges: HashMap<RangeKey, RuleId>,
     /// Nodes and rules made so far, against `budget`.
     spent: usize,
     budget: usize,
@@ -260,12 +310,23 @@ impl Grammar {
     pub(crate) fn reserve(&mut self, hint: &str) -> Result<RuleId, GrammarError> {
         self.charge(1)?;
         let base = sanitize(hint);
-        let n = self.names.entry(base.clone()).or_insert(0);
-        *n += 1;
-        let name = if *n == 1 {
+        let n = match self.names.get_mut(base.as_str()) {
+            Some(n) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.names.insert(base.clone(), 1);
+                1
+            }
+        };
+        let name = if n == 1 {
             base
         } else {
-            format!("{base}-{}", *n)
+            let mut name = base;
+            name.push('-');
+            push_decimal(&mut name, n);
+            name
         };
         self.rules.push(Rule {
             name,
@@ -306,6 +367,26 @@ impl Grammar {
         Ok(Node::Rule(id))
     }
 
+    /// The shared rule of the numbers of `key`, whose body `make` gives the
+    /// first time.
+    pub(crate) fn shared_range(
+        &mut self,
+        key: RangeKey,
+        make: impl FnOnce() -> Node,
+    ) -> Result<Node, GrammarError> {
+        if let Some(&id) = self.ranges.get(&key) {
+            return Ok(Node::Rule(id));
+        }
+        let hint = match key {
+            RangeKey::Integer(..) => "integer",
+            RangeKey::Number(..) => "number",
+        };
+        let id = self.reserve(hint)?;
+        self.ranges.insert(key, id);
+        self.set(id, make())?;
+        Ok(Node::Rule(id))
+    }
+
     /// The shared rule under `key`, if made.
     pub(crate) fn shared_id(&self, key: &str) -> Option<RuleId> {
         self.shared.get(key).copied()
@@ -333,10 +414,9 @@ impl Grammar {
             }
             seen[id.0] = true;
             order.push(id);
-            let mut inner = Vec::new();
-            collect_refs(&self.rules[id.0].body, &mut inner);
-            inner.reverse();
-            stack.extend(inner);
+            let from = stack.len();
+            collect_refs(&self.rules[id.0].body, &mut stack);
+            stack[from..].reverse();
         }
         order
     }
@@ -360,8 +440,19 @@ pub(crate) fn collect_refs(node: &Node, out: &mut Vec<RuleId>) {
 
 /// A rule name every writer accepts: lowercase ASCII letters, digits and `-`,
 /// starting with a letter.
-fn sanitize(hint: &str) -> String {
-    let mut out = String::with_capacity(hint.len() + 1);
+fn sanitize(hint: &str) -> CompactString {
+    // Most hints are names already (`member`, `members-first`, `integer`).
+    let plain = hint.len() <= 48
+        && hint.starts_with(|c: char| c.is_ascii_lowercase())
+        && !hint.ends_with('-')
+        && !hint.contains("--")
+        && hint
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if plain {
+        return CompactString::from(hint);
+    }
+    let mut out = CompactString::with_capacity(hint.len() + 1);
     for c in hint.chars().take(48) {
         let c = c.to_ascii_lowercase();
         if c.is_ascii_lowercase() || c.is_ascii_digit() {
@@ -372,8 +463,30 @@ fn sanitize(hint: &str) -> String {
     }
     let trimmed = out.trim_matches('-');
     if trimmed.is_empty() || !trimmed.starts_with(|c: char| c.is_ascii_lowercase()) {
-        format!("r-{trimmed}").trim_end_matches('-').to_owned()
+        let mut named = CompactString::const_new("r-");
+        named.push_str(trimmed);
+        named.truncate(named.trim_end_matches('-').len());
+        named
+    } else if trimmed.len() == out.len() {
+        out
     } else {
-        trimmed.to_owned()
+        CompactString::from(trimmed)
+    }
+}
+
+/// `n` in decimal, appended to `out`.
+fn push_decimal(out: &mut CompactString, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
     }
 }

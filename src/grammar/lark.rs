@@ -17,6 +17,7 @@ use super::build::ToolGrammar;
 use super::dialect::{Layout, envelope};
 use super::ir::{CharClass, Grammar, Node, RuleId, collect_refs};
 use super::options::ToolChoice;
+use super::quote::{Control, bounds, escaped, quoted};
 
 /// The Lark grammar of the whole output.
 pub(crate) fn write(tg: &ToolGrammar) -> String {
@@ -83,7 +84,7 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn name(&mut self, id: RuleId) -> String {
-        let name = self.g.get(id).name.clone();
+        let name = self.g.get(id).name.to_string();
         if self.is_terminal(id) {
             name.to_ascii_uppercase().replace('-', "_")
         } else if name == "start" {
@@ -166,7 +167,7 @@ impl Writer<'_> {
                         let text = self.text_terminal(words);
                         let answer = format!("ANSWER_{}", self.anon());
                         let mut h = String::new();
-                        string(header, &mut h);
+                        quoted(header, Control::Unicode4, &mut h);
                         let _ = writeln!(self.extra, "{answer}: {h} {text}");
                         options.push(format!("{pre}{answer}"));
                     }
@@ -178,7 +179,7 @@ impl Writer<'_> {
         for (t, trigger) in self.tg.triggers.clone().iter().enumerate() {
             let lead = format!("lead-{}", self.anon());
             let mut trig = String::new();
-            string(trigger, &mut trig);
+            quoted(trigger, Control::Unicode4, &mut trig);
             let _ = writeln!(self.extra, "{lead}[lazy]: /(?s:.*)/ {trig}");
             let mut rests = Vec::new();
             for tag in self.tg.tags.iter().filter(|tag| tag.trigger == t) {
@@ -202,7 +203,7 @@ impl Writer<'_> {
             {
                 let mut s = String::from(" (");
                 if !sep.is_empty() {
-                    string(sep, &mut s);
+                    quoted(sep, Control::Unicode4, &mut s);
                     s.push(' ');
                 }
                 s.push_str(&self.name(*call));
@@ -233,7 +234,7 @@ impl Writer<'_> {
     fn node(&mut self, node: &Node, out: &mut String, ctx: Ctx) {
         match node {
             Node::Empty => out.push_str("\"\""),
-            Node::Lit(s) => string(s, out),
+            Node::Lit(s) => quoted(s, Control::Unicode4, out),
             Node::Class(c) => {
                 out.push('/');
                 class(c, out);
@@ -266,26 +267,29 @@ impl Writer<'_> {
                     {
                         let lazy = format!("upto-{}", self.anon());
                         let mut w = String::new();
-                        string(word, &mut w);
+                        quoted(word, Control::Unicode4, &mut w);
                         let _ = writeln!(self.extra, "{lazy}[lazy]: /(?s:.*)/ {w}");
                         out.push_str(&lazy);
                         let rest = &next[word.len()..];
                         if !rest.is_empty() {
                             out.push(' ');
-                            string(rest, out);
+                            quoted(rest, Control::Unicode4, out);
                         }
                         i += 2;
                         continue;
                     }
                     // A run of literals (marked or not) as one literal: one
                     // lexeme, never a prefix of another.
-                    if let Some(mut run) = literal_text(&parts[i]) {
+                    if parts[i].lit_text().is_some() {
                         let mut j = i + 1;
-                        while let Some(next) = parts.get(j).and_then(literal_text) {
-                            run.push_str(&next);
+                        while parts.get(j).and_then(Node::lit_text).is_some() {
                             j += 1;
                         }
-                        string(&run, out);
+                        out.push('"');
+                        for text in parts[i..j].iter().filter_map(Node::lit_text) {
+                            escaped(text, Control::Unicode4, out);
+                        }
+                        out.push('"');
                         i = j;
                         continue;
                     }
@@ -315,53 +319,17 @@ impl Writer<'_> {
                 min,
                 max,
             } => {
-                let suffix = match (min, max) {
-                    (0, Some(1)) => "?".to_owned(),
-                    (0, None) => "*".to_owned(),
-                    (1, None) => "+".to_owned(),
-                    (m, None) => format!("{{{m},}}"),
-                    (m, Some(n)) if m == n => format!("{{{m}}}"),
-                    (m, Some(n)) => format!("{{{m},{n}}}"),
-                };
                 if ctx == Ctx::Atom {
                     out.push('(');
                 }
                 self.node(inner, out, Ctx::Atom);
-                out.push_str(&suffix);
+                bounds(*min, *max, out);
                 if ctx == Ctx::Atom {
                     out.push(')');
                 }
             }
         }
     }
-}
-
-/// The text of a literal, marked or not.
-fn literal_text(n: &Node) -> Option<String> {
-    match n {
-        Node::Lit(s) => Some(s.clone()),
-        Node::Mark(_, inner) => literal_text(inner),
-        _ => None,
-    }
-}
-
-/// A Lark string literal.
-fn string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// A char in a regex: ASCII punctuation and control chars as `\x{HH}`.

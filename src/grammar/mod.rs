@@ -37,6 +37,7 @@ mod gbnf;
 mod ir;
 mod lark;
 mod options;
+mod quote;
 mod resume;
 mod schema;
 mod server;

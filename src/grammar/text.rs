@@ -107,7 +107,7 @@ pub(crate) fn lower_text(g: &mut Grammar, words: &[String]) -> Result<RuleId, Gr
         targets.sort();
         for (t, chars) in targets {
             let class = if chars.len() == 1 {
-                Node::lit(chars[0])
+                Node::char(chars[0])
             } else {
                 Node::Class(CharClass::of(
                     &chars.iter().map(|&c| (c, c)).collect::<Vec<_>>(),

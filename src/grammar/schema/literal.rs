@@ -2,20 +2,42 @@
 //! other than a few words.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
+use compact_str::CompactString;
 use serde_json::Value;
 
 use super::super::ir::{CharClass, Node};
-use super::string::{GEMMA_QUOTE, Syntax, quoted_text};
+use super::string::{GEMMA_QUOTE, Syntax, write_quoted};
 
 /// `value` written in `syntax`; `None` where the syntax cannot write it (a
 /// Gemma string holding its own delimiter, a key that is not a bare name).
-pub(crate) fn literal_text(value: &Value, syntax: Syntax) -> Option<String> {
-    let mut out = String::new();
+pub(crate) fn literal_text(value: &Value, syntax: Syntax) -> Option<CompactString> {
+    let mut out = CompactString::const_new("");
     write_literal(value, syntax, &mut out).then_some(out)
 }
 
-fn write_literal(value: &Value, syntax: Syntax, out: &mut String) -> bool {
+/// The string `s` written in `syntax`, as [`literal_text`] writes it.
+pub(crate) fn string_text(s: &str, syntax: Syntax) -> Option<CompactString> {
+    let mut out = CompactString::const_new("");
+    write_string(s, syntax, &mut out).then_some(out)
+}
+
+fn write_string(s: &str, syntax: Syntax, out: &mut CompactString) -> bool {
+    if syntax == Syntax::Gemma {
+        if s.contains('<') {
+            return false;
+        }
+        out.push_str(GEMMA_QUOTE);
+        out.push_str(s);
+        out.push_str(GEMMA_QUOTE);
+    } else {
+        write_quoted(s, syntax, out);
+    }
+    true
+}
+
+fn write_literal(value: &Value, syntax: Syntax, out: &mut CompactString) -> bool {
     let python = syntax == Syntax::Python;
     match value {
         Value::Null => out.push_str(if python { "None" } else { "null" }),
@@ -25,19 +47,10 @@ fn write_literal(value: &Value, syntax: Syntax, out: &mut String) -> bool {
             (true, false) => "true",
             (false, false) => "false",
         }),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => {
-            if syntax == Syntax::Gemma {
-                if s.contains('<') {
-                    return false;
-                }
-                out.push_str(GEMMA_QUOTE);
-                out.push_str(s);
-                out.push_str(GEMMA_QUOTE);
-            } else {
-                out.push_str(&quoted_text(s, syntax));
-            }
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
         }
+        Value::String(s) => return write_string(s, syntax, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -68,7 +81,7 @@ fn write_literal(value: &Value, syntax: Syntax, out: &mut String) -> bool {
                     }
                     out.push(':');
                 } else {
-                    out.push_str(&quoted_text(k, syntax));
+                    write_quoted(k, syntax, out);
                     out.push_str(": ");
                 }
                 if !write_literal(v, syntax, out) {
@@ -149,7 +162,7 @@ fn walk(class: &CharClass, words: &[&str], at: usize, tail: &Node, min: u32) -> 
             .filter(|w| w[at..].starts_with(c))
             .collect();
         options.push(Node::seq([
-            Node::lit(c),
+            Node::char(c),
             walk(class, &inner, at + c.len_utf8(), tail, rest_min),
         ]));
     }

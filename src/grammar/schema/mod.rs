@@ -20,10 +20,11 @@ mod string;
 
 use std::collections::HashMap;
 
+use compact_str::CompactString;
 use serde_json::{Map, Value};
 
 use super::error::GrammarError;
-use super::ir::{CharClass, Grammar, Node, RuleId};
+use super::ir::{CharClass, Grammar, Node, RangeKey, RuleId};
 use super::options::GrammarLimits;
 use crate::core::WireFormat;
 
@@ -180,7 +181,7 @@ impl<'g> Converter<'g> {
         self.g.charge(1)?;
         let decided = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const"]
             .iter()
-            .any(|k| obj.contains_key(*k));
+            .any(|k| keyword(obj, k).is_some());
         if decided {
             self.dispatch_object(obj, syntax, Only::All)
         } else {
@@ -194,22 +195,22 @@ impl<'g> Converter<'g> {
         syntax: Syntax,
         only: Only,
     ) -> Result<Node, GrammarError> {
-        if let Some(target) = obj.get("$ref") {
+        if let Some(target) = keyword(obj, "$ref") {
             let Value::String(target) = target else {
                 return Err(self.schema_error("`$ref` is not a string"));
             };
             return self.reference(target, syntax, only);
         }
-        if let Some(value) = obj.get("const") {
+        if let Some(value) = keyword(obj, "const") {
             return self.literals(std::slice::from_ref(value), syntax, only);
         }
-        if let Some(values) = obj.get("enum") {
+        if let Some(values) = keyword(obj, "enum") {
             let Value::Array(values) = values else {
                 return Err(self.schema_error("`enum` is not an array"));
             };
             return self.literals(values, syntax, only);
         }
-        if let Some(Value::Array(parts)) = obj.get("allOf") {
+        if let Some(Value::Array(parts)) = keyword(obj, "allOf") {
             let mut merged = without(obj, &["allOf"]);
             for part in parts {
                 let part = self.resolve(part)?;
@@ -220,7 +221,9 @@ impl<'g> Converter<'g> {
             }
             return self.value_of(&Value::Object(merged), syntax, only);
         }
-        if let Some(Value::Array(branches)) = obj.get("anyOf").or_else(|| obj.get("oneOf")) {
+        if let Some(Value::Array(branches)) =
+            keyword(obj, "anyOf").or_else(|| keyword(obj, "oneOf"))
+        {
             let base = without(obj, &["anyOf", "oneOf"]);
             let constrained = base.keys().any(|k| is_constraint(k));
             let mut options = Vec::new();
@@ -243,7 +246,7 @@ impl<'g> Converter<'g> {
             }
             return self.options(options, only);
         }
-        let types: Vec<&str> = match obj.get("type") {
+        let types: Vec<&str> = match keyword(obj, "type") {
             Some(Value::String(t)) => vec![t.as_str()],
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => inferred_types(obj),
@@ -343,8 +346,8 @@ impl<'g> Converter<'g> {
     ) -> Result<Node, GrammarError> {
         Ok(match ty {
             "string" => self.string(obj, syntax)?,
-            "integer" => self.integer(obj),
-            "number" => self.number(obj),
+            "integer" => self.integer(obj)?,
+            "number" => self.number(obj)?,
             "boolean" => {
                 if syntax == Syntax::Python {
                     Node::alt(vec![Node::lit("True"), Node::lit("False")])
@@ -392,7 +395,7 @@ impl<'g> Converter<'g> {
     /// than the limit.
     fn bounds(&self, obj: &Map<String, Value>, min_key: &str, max_key: &str) -> (u32, Option<u32>) {
         let cap = self.limits.max_repeat;
-        let read = |k: &str| obj.get(k).and_then(Value::as_u64);
+        let read = |k: &str| keyword(obj, k).and_then(Value::as_u64);
         let min = read(min_key).map_or(0, |m| m.min(u64::from(cap)) as u32);
         let max = read(max_key)
             .filter(|&m| m <= u64::from(cap))
@@ -409,8 +412,7 @@ impl<'g> Converter<'g> {
         } else {
             ("\"", "\"")
         };
-        if let Some(text) = obj
-            .get("format")
+        if let Some(text) = keyword(obj, "format")
             .and_then(Value::as_str)
             .and_then(format_text)
         {
@@ -425,14 +427,12 @@ impl<'g> Converter<'g> {
             Syntax::Gemma => self
                 .g
                 .shared("gemma-unit", |_| Ok(string::gemma_unit(true)))?,
-            _ => {
-                let key = format!("{}-char", syntax.key());
-                self.g.shared(&key, |_| Ok(quoted_unit(syntax)))?
-            }
+            _ => self
+                .g
+                .shared(syntax.char_key(), |_| Ok(quoted_unit(syntax)))?,
         };
         if !bounded {
-            let key = format!("{}-string", syntax.key());
-            return self.g.shared(&key, |_| {
+            return self.g.shared(syntax.string_key(), |_| {
                 Ok(Node::seq([
                     Node::lit(open),
                     Node::repeat(unit, 0, None),
@@ -447,22 +447,27 @@ impl<'g> Converter<'g> {
         ]))
     }
 
-    fn integer(&mut self, obj: &Map<String, Value>) -> Node {
+    /// An integer within the schema's bounds: one shared rule per range.
+    fn integer(&mut self, obj: &Map<String, Value>) -> Result<Node, GrammarError> {
         let (lo, hi) = numeric_bounds(obj);
-        if lo.is_none() && hi.is_none() {
-            return number::any_integer();
-        }
-        let lo_i = lo.and_then(number::int_lower);
-        let hi_i = hi.and_then(number::int_upper);
-        number::integer_range(lo_i, hi_i).unwrap_or_else(number::any_integer)
+        let lo = lo.and_then(number::int_lower);
+        let hi = hi.and_then(number::int_upper);
+        self.g.shared_range(RangeKey::Integer(lo, hi), || {
+            number::integer_range(lo, hi).unwrap_or_else(number::any_integer)
+        })
     }
 
-    fn number(&mut self, obj: &Map<String, Value>) -> Node {
+    /// A number within the schema's bounds: one shared rule per range.
+    fn number(&mut self, obj: &Map<String, Value>) -> Result<Node, GrammarError> {
         let (lo, hi) = numeric_bounds(obj);
-        if lo.is_none() && hi.is_none() {
-            return number::any_number();
-        }
-        number::number_range(lo, hi).unwrap_or_else(number::any_number)
+        let bits = |b: Option<number::Bound>| b.map(|b| (b.value.to_bits(), b.exclusive));
+        self.g
+            .shared_range(RangeKey::Number(bits(lo), bits(hi)), || {
+                if lo.is_none() && hi.is_none() {
+                    return number::any_number();
+                }
+                number::number_range(lo, hi).unwrap_or_else(number::any_number)
+            })
     }
 
     /// Any value of `syntax` (one recursive rule per syntax).
@@ -547,26 +552,27 @@ impl<'g> Converter<'g> {
     }
 
     /// The key of a member as written in `syntax`.
-    fn key_text(&self, key: &str, syntax: Syntax) -> Option<String> {
+    fn key_text(&self, key: &str, syntax: Syntax) -> Option<CompactString> {
         if syntax == Syntax::Gemma && is_bare_key(key) {
-            return Some(key.to_owned());
+            return Some(key.into());
         }
-        literal_text(&Value::String(key.to_owned()), syntax)
+        literal::string_text(key, syntax)
     }
 
     fn object(&mut self, obj: &Map<String, Value>, syntax: Syntax) -> Result<Node, GrammarError> {
         let empty = Map::new();
-        let props = match obj.get("properties") {
+        let props = match keyword(obj, "properties") {
             Some(Value::Object(p)) => p,
             _ => &empty,
         };
-        let required: Vec<&str> = match obj.get("required") {
+        let required: Vec<&str> = match keyword(obj, "required") {
             Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
         // `properties` written (even empty) declares the members.
-        let declared = obj.contains_key("properties") || obj.contains_key("patternProperties");
-        let extra: Option<Value> = match obj.get("additionalProperties") {
+        let declared =
+            keyword(obj, "properties").is_some() || keyword(obj, "patternProperties").is_some();
+        let extra: Option<Value> = match keyword(obj, "additionalProperties") {
             None if declared => None,
             None | Some(Value::Bool(true)) => Some(Value::Bool(true)),
             Some(Value::Bool(false)) => None,
@@ -688,7 +694,7 @@ impl<'g> Converter<'g> {
     }
 
     fn shared_if_large(&mut self, hint: &str, node: Node) -> Result<Node, GrammarError> {
-        if node.size() <= 12 {
+        if !node.larger_than(12) {
             return Ok(node);
         }
         self.g.rule(hint, node)
@@ -701,11 +707,11 @@ impl<'g> Converter<'g> {
             _ => Node::lit(literal::separator(syntax)),
         };
         let (min, max) = self.bounds(obj, "minItems", "maxItems");
-        let prefix: &[Value] = match obj.get("prefixItems") {
+        let prefix: &[Value] = match keyword(obj, "prefixItems") {
             Some(Value::Array(p)) => p,
             _ => &[],
         };
-        let rest = match obj.get("items") {
+        let rest = match keyword(obj, "items") {
             Some(Value::Bool(false)) => None,
             Some(schema @ Value::Object(_)) | Some(schema @ Value::Bool(true)) => {
                 Some(schema.clone())
@@ -715,7 +721,7 @@ impl<'g> Converter<'g> {
             None if prefix.is_empty() => Some(Value::Bool(true)),
             _ => None,
         };
-        let tuple: &[Value] = match (prefix.is_empty(), obj.get("items")) {
+        let tuple: &[Value] = match (prefix.is_empty(), keyword(obj, "items")) {
             (true, Some(Value::Array(items))) => items,
             _ => prefix,
         };
@@ -760,6 +766,16 @@ impl<'g> Converter<'g> {
     }
 }
 
+/// `obj[key]`. Schema objects are small: a scan of a few keys costs less
+/// than hashing the key, which a larger object still gets.
+pub(crate) fn keyword<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if obj.len() <= 8 {
+        obj.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        obj.get(key)
+    }
+}
+
 /// The keywords that constrain a value beside `anyOf`/`oneOf`.
 fn is_constraint(k: &str) -> bool {
     matches!(
@@ -786,7 +802,7 @@ fn is_constraint(k: &str) -> bool {
 
 /// The types a schema without `type` implies by its keywords.
 fn inferred_types(obj: &Map<String, Value>) -> Vec<&'static str> {
-    let has = |ks: &[&str]| ks.iter().any(|k| obj.contains_key(*k));
+    let has = |ks: &[&str]| ks.iter().any(|k| keyword(obj, k).is_some());
     let mut types = Vec::new();
     if has(&[
         "properties",
@@ -810,8 +826,8 @@ fn inferred_types(obj: &Map<String, Value>) -> Vec<&'static str> {
 
 /// The numeric bounds of a schema (draft 4's boolean `exclusive*` too).
 fn numeric_bounds(obj: &Map<String, Value>) -> (Option<number::Bound>, Option<number::Bound>) {
-    let num = |k: &str| obj.get(k).and_then(Value::as_f64);
-    let flag = |k: &str| obj.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let num = |k: &str| keyword(obj, k).and_then(Value::as_f64);
+    let flag = |k: &str| keyword(obj, k).and_then(Value::as_bool).unwrap_or(false);
     let pick = |plain: &str, excl: &str, tighter: fn(f64, f64) -> bool| {
         let a = num(plain).map(|v| number::Bound {
             value: v,

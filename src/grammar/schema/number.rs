@@ -20,7 +20,7 @@ fn digits(n: u32) -> Node {
 /// One digit from `a` to `b` (`a <= b`).
 fn digit_range(a: u8, b: u8) -> Node {
     if a == b {
-        return Node::lit((b'0' + a) as char);
+        return Node::char((b'0' + a) as char);
     }
     Node::Class(CharClass::of(&[((b'0' + a) as char, (b'0' + b) as char)]))
 }
@@ -35,7 +35,7 @@ fn at_least(s: &[u8]) -> Node {
         return digits(s.len() as u32);
     }
     let mut options = vec![Node::seq([
-        Node::lit((b'0' + first) as char),
+        Node::char((b'0' + first) as char),
         at_least(rest),
     ])];
     if first < 9 {
@@ -56,7 +56,7 @@ fn at_most(s: &[u8]) -> Node {
         return digits(s.len() as u32);
     }
     let mut options = vec![Node::seq([
-        Node::lit((b'0' + first) as char),
+        Node::char((b'0' + first) as char),
         at_most(rest),
     ])];
     if first > 0 {
@@ -77,14 +77,14 @@ fn between(a: &[u8], b: &[u8]) -> Node {
     let (x, y) = (a[common], b[common]);
     let rest = (a.len() - common - 1) as u32;
     let mut options = vec![Node::seq([
-        Node::lit((b'0' + x) as char),
+        Node::char((b'0' + x) as char),
         at_least(&a[common + 1..]),
     ])];
     if x + 1 < y {
         options.push(Node::seq([digit_range(x + 1, y - 1), digits(rest)]));
     }
     options.push(Node::seq([
-        Node::lit((b'0' + y) as char),
+        Node::char((b'0' + y) as char),
         at_most(&b[common + 1..]),
     ]));
     Node::seq([Node::lit(text(&a[..common])), Node::alt(options)])

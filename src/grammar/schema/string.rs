@@ -2,6 +2,8 @@
 //! escapes, Python escapes, Gemma's raw text, an XML value's raw text), length
 //! bounds as bounded repeats of units, and the formats that convert cheaply.
 
+use compact_str::CompactString;
+
 use super::super::ir::{CharClass, Node};
 
 /// How strings (and the rest of a value) are spelled.
@@ -26,6 +28,27 @@ impl Syntax {
             Syntax::JsonInXml => "jsonx",
             Syntax::Python => "py",
             Syntax::Gemma => "gemma",
+        }
+    }
+
+    /// The key of the shared rule of one string unit (`json-char`, …;
+    /// Gemma's are `gemma-char` and `gemma-unit`, made where they are used).
+    pub(crate) fn char_key(self) -> &'static str {
+        match self {
+            Syntax::Json => "json-char",
+            Syntax::JsonInXml => "jsonx-char",
+            Syntax::Python => "py-char",
+            Syntax::Gemma => "gemma-char",
+        }
+    }
+
+    /// The key of the shared rule of any string (`json-string`, …).
+    pub(crate) fn string_key(self) -> &'static str {
+        match self {
+            Syntax::Json => "json-string",
+            Syntax::JsonInXml => "jsonx-string",
+            Syntax::Python => "py-string",
+            Syntax::Gemma => "gemma-string",
         }
     }
 }
@@ -189,14 +212,39 @@ pub(crate) fn format_text(format: &str) -> Option<Node> {
     })
 }
 
-/// A string's text in a JSON or Python literal: `s` with its escapes, without
-/// quotes. `serde_json`'s escapes mean the same in Python; in JSON inside an
-/// XML value `<` is written `\u003c`.
-pub(crate) fn quoted_text(s: &str, syntax: Syntax) -> String {
-    let json = serde_json::Value::String(s.to_owned()).to_string();
-    if syntax == Syntax::JsonInXml {
-        json.replace('<', "\\u003c")
-    } else {
-        json
+/// A string's text in a JSON or Python literal, appended to `out`: `s` in
+/// quotes with `serde_json`'s escapes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
+/// `\t`, other control chars as `\u00xx`), which mean the same in Python; in
+/// JSON inside an XML value `<` is written `\u003c`.
+pub(crate) fn write_quoted(s: &str, syntax: Syntax, out: &mut CompactString) {
+    let lt = syntax == Syntax::JsonInXml;
+    out.push('"');
+    // Only ASCII bytes are escaped: runs between them are copied whole.
+    let mut start = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            b'<' if lt => "\\u003c",
+            0..0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        start = i + 1;
+        if short.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(short);
+        }
     }
+    out.push_str(&s[start..]);
+    out.push('"');
 }
