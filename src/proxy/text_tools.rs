@@ -64,7 +64,8 @@ pub(crate) fn teach(
                 Some("tools"),
             )
         })?;
-        Some(prompt.text + &choice_rule(choice.as_ref()))
+        let parallel = body.get("parallel_tool_calls") != Some(&Value::Bool(false));
+        Some(prompt.text + &choice_rule(choice.as_ref(), parallel))
     };
     for key in TOOL_FIELDS {
         body.remove(key);
@@ -151,10 +152,14 @@ pub(super) fn function_tools(body: &Map<String, Value>) -> Vec<Tool> {
 
 /// The sentence `tool_choice` adds to the prompt: a call is required, or one
 /// tool's. `auto` and an absent choice add nothing.
-fn choice_rule(choice: Option<&Value>) -> String {
+fn choice_rule(choice: Option<&Value>, parallel: bool) -> String {
     match choice {
         Some(Value::String(c)) if c == "required" => {
-            "\nYou must call at least one tool in this answer.\n".to_owned()
+            if parallel {
+                "\nYou must call at least one tool in this answer.\n".to_owned()
+            } else {
+                "\nYou must call exactly one tool in this answer.\n".to_owned()
+            }
         }
         Some(Value::Object(c)) => {
             let name = c
@@ -165,11 +170,18 @@ fn choice_rule(choice: Option<&Value>) -> String {
             name.map(|n| {
                 let mut rule = "\nYou must call the tool `".to_owned();
                 xml_text::escape_into(n, &mut rule);
-                rule.push_str("` in this answer.\n");
+                rule.push_str(if parallel {
+                    "` in this answer.\n"
+                } else {
+                    "` once in this answer.\n"
+                });
                 rule
             })
             .unwrap_or_default()
         }
+        // `parallel_tool_calls: false`: the rules' "several tools one after
+        // the other" does not hold for this answer.
+        _ if !parallel => "\nCall one tool at most in this answer.\n".to_owned(),
         _ => String::new(),
     }
 }

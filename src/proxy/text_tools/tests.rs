@@ -112,6 +112,56 @@ fn tool_choice_becomes_a_rule_or_leaves_the_tools_out() {
 }
 
 #[test]
+fn one_call_at_most_is_a_rule_when_parallel_calls_are_off() {
+    let taught_with = |choice: Value, parallel: Value| {
+        let body = taught(json!({
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [weather_tool()],
+            "tool_choice": choice,
+            "parallel_tool_calls": parallel,
+        }));
+        body["messages"][0]["content"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let named = json!({"type": "function", "function": {"name": "get_weather"}});
+    for (choice, parallel, rule) in [
+        (
+            json!("required"),
+            json!(false),
+            "\nYou must call exactly one tool in this answer.\n",
+        ),
+        (
+            named.clone(),
+            json!(false),
+            "\nYou must call the tool `get_weather` once in this answer.\n",
+        ),
+        (
+            json!("auto"),
+            json!(false),
+            "\nCall one tool at most in this answer.\n",
+        ),
+        (
+            json!("required"),
+            json!(true),
+            "\nYou must call at least one tool in this answer.\n",
+        ),
+        (
+            named,
+            Value::Null,
+            "\nYou must call the tool `get_weather` in this answer.\n",
+        ),
+    ] {
+        let system = taught_with(choice.clone(), parallel.clone());
+        assert!(system.ends_with(rule), "{choice} {parallel}: {system}");
+    }
+    // `auto` with parallel calls allowed adds no rule.
+    let system = taught_with(json!("auto"), json!(true));
+    assert!(system.ends_with("</get_weather>\n"), "{system}");
+}
+
+#[test]
 fn earlier_calls_and_results_go_upstream_as_text() {
     let body = taught(json!({
         "messages": [
