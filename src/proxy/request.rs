@@ -164,7 +164,7 @@ impl UpstreamShape {
             tree = translate(&tree)?;
         }
         let Some(constraint) = constraint else {
-            return Ok(Shaped::plain(write(&tree)?));
+            return Ok(Shaped::plain(written(&tree)?));
         };
         let completion = match constraint.completion {
             Some(fields) => Some(LazyCompletion::of(&tree, fields)?),
@@ -172,7 +172,7 @@ impl UpstreamShape {
         };
         tree.extend(constraint.fields);
         Ok(Shaped {
-            body: write(&tree)?,
+            body: written(&tree)?,
             constrained: true,
             opened: constraint.opened,
             completion,
@@ -235,9 +235,7 @@ impl LazyCompletion {
             messages: Option<&'a Value>,
         }
         let messages = chat.get("messages");
-        let template = serde_json::to_vec(&Template { messages }).map_err(|e| {
-            ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
-        })?;
+        let template = written(&Template { messages })?;
         let mut request: Map<String, Value> = chat
             .iter()
             .filter(|(key, _)| !CHAT_ONLY.contains(&key.as_str()))
@@ -254,9 +252,9 @@ impl LazyCompletion {
     }
 }
 
-/// A request tree as the bytes sent.
-fn write(tree: &Map<String, Value>) -> Result<Vec<u8>, ApiError> {
-    serde_json::to_vec(tree).map_err(|e| {
+/// A request (or a part of one) as the bytes sent.
+pub(crate) fn written(request: &impl serde::Serialize) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(request).map_err(|e| {
         ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
     })
 }

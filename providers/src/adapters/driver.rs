@@ -75,6 +75,20 @@ fn dropped(why: Dropped) -> ProviderDelta {
     }
 }
 
+/// A frame decoded by the caller ([`WireAdapter::feed_frame`]), to
+/// `handler` unless the wire's end marker came or it is blank.
+fn dispatch_frame<H: FrameHandler>(
+    handler: &mut H,
+    event: &str,
+    data: &[u8],
+    out: &mut Vec<ProviderDelta>,
+) {
+    let data = data.trim_ascii();
+    if !handler.is_done() && !data.is_empty() {
+        handler.on_data(event, data, out);
+    }
+}
+
 /// SSE framing + a frame handler.
 pub(crate) struct SseAdapter<H> {
     wire: Wire,
@@ -135,12 +149,8 @@ impl<H: FrameHandler> WireAdapter for SseAdapter<H> {
     }
 
     fn feed_frame(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
-        if self.finished || self.handler.is_done() {
-            return;
-        }
-        let data = data.trim_ascii();
-        if !data.is_empty() {
-            self.handler.on_data(event, data, out);
+        if !self.finished {
+            dispatch_frame(&mut self.handler, event, data, out);
         }
     }
 
@@ -212,12 +222,8 @@ impl<H: FrameHandler> WireAdapter for NdjsonAdapter<H> {
     }
 
     fn feed_frame(&mut self, event: &str, data: &[u8], out: &mut Vec<ProviderDelta>) {
-        if self.finished || self.handler.is_done() {
-            return;
-        }
-        let data = data.trim_ascii();
-        if !data.is_empty() {
-            self.handler.on_data(event, data, out);
+        if !self.finished {
+            dispatch_frame(&mut self.handler, event, data, out);
         }
     }
 

@@ -18,7 +18,7 @@ use toolrouter_providers::{ProviderProfile, Wire};
 use super::error::{ApiError, ProxyError};
 use super::options::{ProxyOptions, UpstreamKey};
 use super::record::RequestRecord;
-use super::request::LazyCompletion;
+use super::request::{LazyCompletion, written};
 use crate::chat::endpoint;
 use crate::chat::endpoint::{key_header, models_url};
 
@@ -202,11 +202,7 @@ impl Upstream {
         client_key: Option<&str>,
         record: &mut RequestRecord,
     ) -> Result<AnswerStream, ApiError> {
-        let mut headers = self.headers(client_key);
-        headers.insert(
-            http::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
+        let mut headers = self.json_headers(client_key);
         let accept = match self.wire {
             Wire::Ollama => "application/x-ndjson",
             Wire::Bedrock => "application/vnd.amazon.eventstream",
@@ -258,11 +254,7 @@ impl Upstream {
         client_key: Option<&str>,
         record: &mut RequestRecord,
     ) -> Result<AnswerStream, ApiError> {
-        let mut headers = self.headers(client_key);
-        headers.insert(
-            http::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
+        let mut headers = self.json_headers(client_key);
         // `/apply-template` is at the server's root, beside `/v1`.
         let root = self.base.strip_suffix("/v1").unwrap_or(&self.base);
         let bound = lazy.template.len().saturating_mul(2).max(MAX_PASSED_BYTES);
@@ -294,9 +286,7 @@ impl Upstream {
             })?;
         let mut request = lazy.request;
         request.insert("prompt".to_owned(), serde_json::Value::String(prompt));
-        let body = serde_json::to_vec(&request).map_err(|e| {
-            ApiError::bad_request(format!("the request cannot be written again: {e}"), None)
-        })?;
+        let body = written(&request)?;
         headers.insert(
             http::header::ACCEPT,
             HeaderValue::from_static("text/event-stream"),
@@ -392,6 +382,16 @@ impl Upstream {
             content_type,
             body,
         })
+    }
+
+    /// [`headers`](Self::headers) of a request with a JSON body.
+    fn json_headers(&self, client_key: Option<&str>) -> HeaderMap {
+        let mut headers = self.headers(client_key);
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers
     }
 
     /// The headers of every request: the key's, and Anthropic's version.
